@@ -1,0 +1,34 @@
+"""jax-reduce: reduce a failing JAX program to the smallest program that fails the same way.
+
+Library API (imported lazily, so candidate processes that import :mod:`reducer.runner` stay light)::
+
+    from reducer import reduce, signature_of, Signature
+    result = reduce("repro.py", jobs=2)          # -> reducer.Result
+    outcome = signature_of("repro.py")           # -> reducer.Outcome
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "reduce": "reducer.api",
+    "signature_of": "reducer.api",
+    "Result": "reducer.api",
+    "InputError": "reducer.api",
+    "Outcome": "reducer.signature",
+    "Signature": "reducer.signature",
+    "Level": "reducer.signature",
+    "Kind": "reducer.signature",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reducer' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

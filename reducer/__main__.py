@@ -1,0 +1,5 @@
+import sys
+
+from reducer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,113 @@
+"""``jax-reduce FILE``: reduce a failing JAX program to a small one that fails the same way."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TextIO
+
+from reducer.api import InputError, Result, default_output, reduce
+from reducer.engine import Progress
+from reducer.signature import Level, Signature
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="jax-reduce",
+        description="Reduce a failing JAX program to the smallest program that fails the same way.",
+    )
+    parser.add_argument("file", help="the failing program (never modified)")
+    parser.add_argument("-o", "--output", help="where to write the reduced program (default: FILE.reduced.py)")
+    parser.add_argument("--jobs", "-j", type=int, default=None, help="candidates run in parallel (default: cores)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per candidate (default: 10x the original's run time, at least 10)")
+    parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
+                        help="how closely a candidate's failure must match the original's (default: template)")
+    parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary")
+    args = parser.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    if args.timeout is not None and args.timeout <= 0:
+        parser.error("--timeout must be positive")
+    return args
+
+
+class ProgressLine:
+    """A single self-overwriting status line on a terminal; silent elsewhere."""
+
+    def __init__(self, stream: TextIO, enabled: bool):
+        self.stream = stream
+        self.enabled = enabled and stream.isatty()
+        self.width = 0
+
+    def __call__(self, progress: Progress) -> None:
+        if not self.enabled:
+            return
+        text = f"jax-reduce: {progress.pass_name:<10} tests {progress.tests:>5}  size {progress.tokens} tokens"
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+        self.width = len(text)
+
+    def clear(self) -> None:
+        if self.enabled and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+def summary(result: Result) -> str:
+    def shrink(before: int, after: int) -> str:
+        percent = 100.0 * (before - after) / before if before else 0.0
+        return f"{before} -> {after} ({percent:.0f}% smaller)"
+
+    lines = [
+        f"signature: {result.signature}",
+        f"tokens:    {shrink(result.tokens_before, result.tokens_after)}",
+        f"lines:     {shrink(result.lines_before, result.lines_after)}",
+        f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.seconds:.1f}s",
+        f"output:    {result.output}",
+    ]
+    if result.disagreements:
+        lines.append(f"warning:   {result.disagreements} accepted program(s) did not fail in a fresh interpreter; "
+                     "the output is the newest one that does")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    progress = ProgressLine(sys.stderr, enabled=not args.quiet)
+    output = args.output or default_output(args.file)
+    if os.path.abspath(output) == os.path.abspath(args.file):
+        print(f"jax-reduce: refusing to overwrite the input {args.file}; choose another -o", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        result = reduce(
+            args.file, output=output, jobs=args.jobs, timeout=args.timeout,
+            signature=Signature(Level(args.signature), args.match), on_progress=progress,
+        )
+    except InputError as err:
+        progress.clear()
+        print(f"jax-reduce: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        progress.clear()
+        print(f"jax-reduce: interrupted; the smallest program so far is in {output}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    progress.clear()
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    elif not args.quiet:
+        print(summary(result), file=sys.stderr)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

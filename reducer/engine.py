@@ -1,0 +1,164 @@
+"""The reduction loop: passes propose edits, the search picks subsets, the oracle judges candidates.
+
+Data flows one way: source -> libcst tree -> a pass's edits -> candidate source -> oracle outcome ->
+accepted tree. Passes run in order and repeat until a whole round makes no progress. A candidate is only
+run when it is valid Python and strictly smaller than the current best (tokens, then characters), so the
+result can only shrink.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import time
+import tokenize
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+
+from reducer.oracle import Oracle
+from reducer.passes.base import Pass, is_valid_python
+from reducer.search import EditSet, reduce_edits
+
+_UNCOUNTED_TOKENS = {
+    tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER,
+}
+
+
+def count_tokens(source: str) -> int:
+    """Python tokens other than comments, newlines, indents and the end marker."""
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        return sum(1 for tok in tokens if tok.type not in _UNCOUNTED_TOKENS)
+    except (tokenize.TokenError, SyntaxError):
+        return len(source.split())
+
+
+def count_lines(source: str) -> int:
+    """Non-blank lines."""
+    return sum(1 for line in source.splitlines() if line.strip())
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Size:
+    tokens: int
+    chars: int
+
+    @classmethod
+    def of(cls, source: str) -> Size:
+        return cls(count_tokens(source), len(source))
+
+
+@dataclasses.dataclass
+class PassStats:
+    name: str
+    runs: int = 0  # times the pass was given the program
+    tests: int = 0  # programs run on its behalf
+    successes: int = 0  # candidates accepted
+    tokens_removed: int = 0
+    seconds: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Progress:
+    pass_name: str
+    tests: int
+    tokens: int
+
+
+class _PassTester:
+    """Adapts one pass on one module to the search's tester interface."""
+
+    def __init__(self, reduction: Reduction, pass_: Pass, module: cst.Module, edits: Sequence):
+        self.reduction = reduction
+        self.pass_ = pass_
+        self.module = module
+        self.edits = edits
+        self.accepted: list[tuple[cst.Module, str]] = []
+
+    def build(self, subset: EditSet) -> tuple[cst.Module, str] | None:
+        try:
+            candidate = self.pass_.apply(self.module, [self.edits[i] for i in sorted(subset)])
+        except cst.CSTValidationError:
+            return None
+        if candidate is None:
+            return None
+        source = candidate.code
+        if Size.of(source) >= self.reduction.best_size or not is_valid_python(source):
+            return None
+        return candidate, source
+
+    def first_success(self, candidates: Sequence[EditSet]) -> int | None:
+        built: list[tuple[cst.Module, str] | None] = []
+
+        def sources():
+            for subset in candidates:
+                item = self.build(subset)
+                built.append(item)
+                yield None if item is None else item[1]
+
+        index = self.reduction.oracle.first_interesting(sources())
+        if index is not None:
+            module, source = built[index]  # type: ignore[misc]
+            self.reduction.accept(module, source, self.pass_.name)
+        return index
+
+
+class Reduction:
+    """Reduces one program with a list of passes until none of them makes progress."""
+
+    def __init__(
+        self,
+        source: str,
+        oracle: Oracle,
+        passes: Sequence[Pass],
+        *,
+        on_accept: Callable[[str], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+    ):
+        self.oracle = oracle
+        self.passes = list(passes)
+        self.on_accept = on_accept or (lambda source: None)
+        self.on_progress = on_progress or (lambda progress: None)
+        self.module = cst.parse_module(source)
+        self.best = source
+        self.best_size = Size.of(source)
+        self.history: list[str] = [source]  # every accepted program, oldest first
+        self.stats = {p.name: PassStats(p.name) for p in self.passes}
+        self._current_pass = ""
+
+    def accept(self, module: cst.Module, source: str, pass_name: str) -> None:
+        size = Size.of(source)
+        stats = self.stats[pass_name]
+        stats.successes += 1
+        stats.tokens_removed += self.best_size.tokens - size.tokens
+        self.module, self.best, self.best_size = module, source, size
+        self.history.append(source)
+        self.on_accept(source)
+        self._report()
+
+    def _report(self) -> None:
+        self.on_progress(Progress(self._current_pass, self.oracle.stats.tests, self.best_size.tokens))
+
+    def run_pass(self, pass_: Pass) -> bool:
+        """Run one pass to its own fixpoint on the current program; True if it made the program smaller."""
+        self._current_pass = pass_.name
+        self._report()
+        stats = self.stats[pass_.name]
+        start, tests_before, size_before = time.perf_counter(), self.oracle.stats.tests, self.best_size
+        module = self.module
+        edits = pass_.edits(module)
+        stats.runs += 1
+        if edits:
+            reduce_edits(len(edits), _PassTester(self, pass_, module, edits))
+        stats.tests += self.oracle.stats.tests - tests_before
+        stats.seconds += time.perf_counter() - start
+        return self.best_size < size_before
+
+    def run(self) -> str:
+        progress = True
+        while progress:
+            progress = False
+            for pass_ in self.passes:
+                progress |= self.run_pass(pass_)
+        return self.best

@@ -1,0 +1,57 @@
+"""Remove statements at every nesting level, and the clauses (`elif`, `else`, `except`, `finally`) around them.
+
+Edits are listed in source pre-order (a compound statement before its body), so a chunk of consecutive
+edits is a contiguous region of the program, and the search's large first chunks remove whole blocks
+before it tries single lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from reducer.passes.base import Edit, remove_nodes
+
+_CLAUSES = (cst.Else, cst.Finally, cst.ExceptHandler)
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.SimpleStatementLine):
+            # A line with one statement is that statement; with several, each can go on its own.
+            self.nodes.append(node)
+            if len(node.body) > 1:
+                self.nodes.extend(s for s in node.body if not isinstance(s, cst.Pass))
+            return False
+        if isinstance(node, cst.SimpleStatementSuite):
+            self.nodes.extend(s for s in node.body if not isinstance(s, cst.Pass))
+            return False
+        if isinstance(node, (cst.BaseCompoundStatement, *_CLAUSES)):
+            self.nodes.append(node)  # an `elif` is an If in its parent's orelse: listed here too
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+
+def _is_only_pass(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.SimpleStatementLine) and all(isinstance(s, cst.Pass) for s in node.body)
+
+
+class StatementPass:
+    """Delete statements (module, function and class bodies, if/else, loops, with, try) and clauses."""
+
+    name = "statements"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        collector = _Collector()
+        module.visit(collector)
+        return [Edit(node) for node in collector.nodes if not _is_only_pass(node)]
+
+    def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
+        return remove_nodes(module, (edit.node for edit in edits))

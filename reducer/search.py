@@ -1,0 +1,77 @@
+"""Delta debugging over a list of independent edits. Knows nothing about Python or processes.
+
+The question the search answers: given ``n`` edits, which largest subset can be applied together so the
+result stays interesting? The algorithm is chunked deletion with halving chunk sizes (as in Lithium and
+C-Reduce's line passes, a "reduce to complement" ddmin): try all edits, then chunks of ``n/2``, ``n/4``, ...,
+keeping every chunk whose addition stays interesting, and at chunk size 1 repeat until a full sweep finds
+nothing, so the result is 1-minimal with respect to the edit list.
+
+Candidates are handed to a :class:`Tester` as a list in the order a sequential search would try them, so a
+parallel tester can run them speculatively and still return the first success in order: the search is
+deterministic whatever the timing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Protocol
+
+EditSet = frozenset[int]
+
+
+class Tester(Protocol):
+    def first_success(self, candidates: Sequence[EditSet]) -> int | None:
+        """Index of the first candidate (in order) whose edits, applied together, stay interesting."""
+
+
+@dataclasses.dataclass
+class SearchStats:
+    rounds: int = 0  # calls to the tester
+    candidates_offered: int = 0
+
+
+def chunks(items: Sequence[int], size: int) -> list[EditSet]:
+    return [frozenset(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def reduce_edits(n: int, tester: Tester, stats: SearchStats | None = None) -> EditSet:
+    """The set of edits (indices in ``range(n)``) that the search could apply while staying interesting."""
+    stats = stats if stats is not None else SearchStats()
+
+    def first(candidates: Sequence[EditSet]) -> int | None:
+        stats.rounds += 1
+        stats.candidates_offered += len(candidates)
+        return tester.first_success(candidates)
+
+    everything = frozenset(range(n))
+    if n == 0 or first([everything]) == 0:
+        return everything if n else frozenset()
+    applied: EditSet = frozenset()
+    size = _largest_power_of_two_below(n)
+    while True:
+        remaining = [i for i in range(n) if i not in applied]
+        if not remaining:
+            return applied
+        size = min(size, len(remaining))
+        blocks = chunks(remaining, size)
+        progress = False
+        start = 0
+        while start < len(blocks):
+            found = first([applied | block for block in blocks[start:]])
+            if found is None:
+                break
+            applied |= blocks[start + found]
+            progress = True
+            start += found + 1
+        if size == 1 and not progress:
+            return applied
+        size = max(1, size // 2)
+
+
+def _largest_power_of_two_below(n: int) -> int:
+    """Largest power of two strictly below n (n >= 2), so the first sweep has at least two chunks."""
+    size = 1
+    while size * 2 < n:
+        size *= 2
+    return size

@@ -1,0 +1,1 @@
+"""Records a JAX program's call tree and emits standalone repros (not built yet)."""
