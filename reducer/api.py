@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 import os
 import tempfile
@@ -17,6 +18,7 @@ from reducer.engine import PassStats, Progress, Reduction, count_lines, count_to
 from reducer.oracle import Executor, FreshExecutor, Oracle
 from reducer.passes import default_passes
 from reducer.passes.base import Pass
+from reducer.pool import PoolExecutor, top_level_imports
 from reducer.signature import Kind, Level, Outcome, Signature
 
 MIN_TIMEOUT = 10.0
@@ -173,13 +175,18 @@ def reduce(
     signature: Signature | Level | str = Level.TEMPLATE,
     match: str | None = None,
     passes: Sequence[Pass] | None = None,
+    pool: bool = True,
+    memory_mb: int = 0,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> Result:
     """Reduce a failing program to a smaller one that fails the same way.
 
     ``path_or_source`` is a file path or the program's source. With ``output`` (default for a path:
     ``NAME.reduced.py`` beside it; none for source), the best program so far is kept there, written
-    atomically after every improvement. Raises :class:`InputError` if the program cannot be reduced.
+    atomically after every improvement. With ``pool`` (the default) candidates run on warm forked
+    workers (:mod:`reducer.pool`), else each in a fresh interpreter; ``memory_mb`` caps a pool candidate's
+    address space. The original is checked, and the result confirmed, in fresh interpreters either way.
+    Raises :class:`InputError` if the program cannot be reduced.
     """
     started = time.perf_counter()
     path, source = read_program(path_or_source)
@@ -191,8 +198,19 @@ def reduce(
         signature = dataclasses.replace(signature, match=match)
     jobs = jobs or os.cpu_count() or 1
     sys_path = os.path.dirname(os.path.abspath(path)) if path else ""
-    executor = FreshExecutor(sys_path=sys_path)
-    original = check_original(source, executor, signature, timeout or INITIAL_TIMEOUT, name)
+    fresh = FreshExecutor(sys_path=sys_path)
+    with cf.ThreadPoolExecutor(max_workers=1) as starter:
+        # Warm the workers up while the original runs.
+        executor_future = starter.submit(
+            lambda: PoolExecutor(jobs, sys_path=sys_path, preload=top_level_imports(source), memory_mb=memory_mb)
+            if pool else fresh
+        )
+        try:
+            original = check_original(source, fresh, signature, timeout or INITIAL_TIMEOUT, name)
+        except BaseException:
+            executor_future.result().close()
+            raise
+        executor = executor_future.result()
     candidate_timeout = derive_timeout(original, timeout)
     if output is None and path is not None:
         output = default_output(path)
@@ -211,7 +229,7 @@ def reduce(
         reduction.run()
     finally:
         oracle.close()
-    index, disagreements = confirm(reduction.history, signature, original, candidate_timeout, FreshExecutor(sys_path))
+    index, disagreements = confirm(reduction.history, signature, original, candidate_timeout, fresh)
     final = reduction.history[index]
     keep(final)
     return Result(

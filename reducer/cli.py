@@ -31,6 +31,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
                         help="how closely a candidate's failure must match the original's (default: template)")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
+    parser.add_argument("--no-pool", dest="pool", action="store_false",
+                        help="run every candidate in a fresh interpreter instead of warm workers (slow)")
+    parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
+                        help="cap each candidate's address space (pool workers only; default: no cap)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary")
     args = parser.parse_args(argv)
@@ -91,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = reduce(
             args.file, output=output, jobs=args.jobs, timeout=args.timeout,
-            signature=Signature(Level(args.signature), args.match), on_progress=progress,
+            signature=Signature(Level(args.signature), args.match), pool=args.pool,
+            memory_mb=args.memory_limit, on_progress=progress,
         )
     except InputError as err:
         progress.clear()
