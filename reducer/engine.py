@@ -57,6 +57,7 @@ class PassStats:
     successes: int = 0  # candidates accepted
     tokens_removed: int = 0
     seconds: float = 0.0
+    skipped: int = 0  # runs abandoned because every candidate timed out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +65,13 @@ class Progress:
     pass_name: str
     tests: int
     tokens: int
+
+
+TIMEOUTS_BEFORE_SKIP = 3  # a pass whose first runs all time out is set aside until the next round
+
+
+class _OnlyTimeouts(Exception):
+    """Raised to abandon a pass whose candidates only ever time out."""
 
 
 class _PassTester:
@@ -74,7 +82,8 @@ class _PassTester:
         self.pass_ = pass_
         self.module = module
         self.edits = edits
-        self.accepted: list[tuple[cst.Module, str]] = []
+        self.tests_before = reduction.oracle.stats.tests
+        self.timeouts_before = reduction.oracle.stats.timeouts
 
     def build(self, subset: EditSet) -> tuple[cst.Module, str] | None:
         try:
@@ -97,7 +106,11 @@ class _PassTester:
                 built.append(item)
                 yield None if item is None else item[1]
 
+        stats = self.reduction.oracle.stats
         index = self.reduction.oracle.first_interesting(sources())
+        tests, timeouts = stats.tests - self.tests_before, stats.timeouts - self.timeouts_before
+        if index is None and tests >= TIMEOUTS_BEFORE_SKIP and timeouts == tests:
+            raise _OnlyTimeouts()
         if index is not None:
             module, source = built[index]  # type: ignore[misc]
             self.reduction.accept(module, source, self.pass_.name)
@@ -150,7 +163,10 @@ class Reduction:
         edits = pass_.edits(module)
         stats.runs += 1
         if edits:
-            reduce_edits(len(edits), _PassTester(self, pass_, module, edits))
+            try:
+                reduce_edits(len(edits), _PassTester(self, pass_, module, edits))
+            except _OnlyTimeouts:
+                stats.skipped += 1
         stats.tests += self.oracle.stats.tests - tests_before
         stats.seconds += time.perf_counter() - start
         return self.best_size < size_before

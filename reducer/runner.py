@@ -41,22 +41,32 @@ def _is_jax_module(name: str) -> bool:
     return name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib."))
 
 
-def raising_site(exc: BaseException, program_file: str) -> tuple[str, str]:
-    """(module, function) of the innermost traceback frame inside jax, else of the innermost frame."""
+def site_of(frames: list[tuple[str, str, str]], program_file: str) -> tuple[str, str]:
+    """(module, function) of the innermost frame inside jax, else of the innermost frame.
+
+    ``frames`` are (module name, function name, file name), outermost first. A site in the program
+    itself is reported as ``PROGRAM_SITE`` without a function: the reducer renames and inlines the
+    program's own functions, which must not change its signature.
+    """
+    for module, function, _ in reversed(frames):
+        if _is_jax_module(module):
+            return module, function
+    if not frames:
+        return "", ""
+    module, function, filename = frames[-1]
+    if filename == program_file:
+        return PROGRAM_SITE, ""
+    return module, function
+
+
+def traceback_frames(exc: BaseException) -> list[tuple[str, str, str]]:
     frames = []
     tb = exc.__traceback__
     while tb is not None:
-        frames.append(tb.tb_frame)
+        code = tb.tb_frame.f_code
+        frames.append((str(tb.tb_frame.f_globals.get("__name__", "")), code.co_name, code.co_filename))
         tb = tb.tb_next
-    for frame in reversed(frames):
-        if _is_jax_module(str(frame.f_globals.get("__name__", ""))):
-            return str(frame.f_globals["__name__"]), frame.f_code.co_name
-    if not frames:
-        return "", ""
-    innermost = frames[-1]
-    if innermost.f_code.co_filename == program_file:
-        return PROGRAM_SITE, ""
-    return str(innermost.f_globals.get("__name__", "")), innermost.f_code.co_name
+    return frames
 
 
 def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> Outcome:
@@ -64,7 +74,7 @@ def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> 
         message = str(exc)
     except Exception as err:  # a broken __str__ must not hide the failure
         message = f"<unprintable {type(exc).__name__}: {err!r}>"
-    module, function = raising_site(exc, program_file)
+    module, function = site_of(traceback_frames(exc), program_file)
     return Outcome(
         kind=Kind.EXCEPTION,
         exc_type=public_type_name(type(exc)),

@@ -95,8 +95,11 @@ _TEMPLATE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+[\w.-]+\.py(?::\d+)?"), "<path>"),
     (re.compile(r"<ipython-input-[\w-]+>|<string>(?::\d+)?|<stdin>(?::\d+)?"), "<path>"),
     (re.compile(r"\bline \d+"), "line N"),
-    # Hex ids, as in "<function f at 0x7f3a...>".
+    # Object reprs name the program's own functions and addresses: "<function f at 0x7f3a...>".
+    (re.compile(r"<(function|bound method|lambda|class|object)\b[^<>]*?\bat 0x[0-9a-fA-F]+>"), r"<\1>"),
     (re.compile(r"0x[0-9a-fA-F]+"), "0xH"),
+    # Argument key paths name the program's own parameters: "passed to the function at path params['w']."
+    (re.compile(r"\bat path \S+?(?=[.,;]?(?:\s|$))"), "at path <arg>"),
     # Numbers not glued to a word (keeps float32, x64, conv2d) — covers shapes, sizes, indices, values.
     (re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.])"), "N"),
     (re.compile(r"(?<![\w.])[-+]?\.\d+(?:[eE][-+]?\d+)?(?![\w])"), "N"),

@@ -1,12 +1,10 @@
 # MLP classifier on a synthetic "two moons"-style dataset with global-norm
 # gradient clipping and SGD + momentum, written in plain jax / numpy.
 #
-# Bug: Python `if` on a traced value (the gradient global norm) inside a
-#      jax.jit-compiled update step -> TracerBoolConversionError
-#      (a ConcretizationTypeError subclass).
-# Based on: https://github.com/jax-ml/jax/pull/4342  (ConcretizationTypeError
-#      from `if x > y:` on jitted arguments; see also the "Control flow" section of
-#      https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
+# Bug: Python `if` on a traced value (gradient global norm) inside a jitted update step -> TracerBoolConversionError (a ConcretizationTypeError subclass)
+# Based on: https://github.com/jax-ml/jax/pull/4342
+# (ConcretizationTypeError from `if x > y:` on jitted arguments; see also the
+#  "Control flow" section of https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
 import math
 import time
 

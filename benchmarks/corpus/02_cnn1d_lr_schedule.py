@@ -2,12 +2,10 @@
 # data augmentation (random shift, amplitude jitter, gaussian noise) and a
 # piecewise-constant learning-rate schedule. Plain jax + numpy, no flax/optax.
 #
-# Bug: a traced step counter is used to index a Python list (the LR schedule)
-#      inside a jitted train step -> TracerIntegerConversionError
-#      ("The __index__() method was called on traced array ...").
-# Based on: https://github.com/jax-ml/jax/pull/5853  (tracer used as a Python
-#      list index under jit; error documented at
-#      https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError)
+# Bug: traced step counter used to index a Python list (LR schedule) inside a jitted train step -> TracerIntegerConversionError
+# Based on: https://github.com/jax-ml/jax/pull/5853
+# (tracer used as a Python list index under jit; see also
+#  https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError)
 import collections
 import functools
 

@@ -2,12 +2,9 @@
 # classification task. Multi-head self-attention, MLP block, Adam written by
 # hand, numpy data pipeline. Pure jax.numpy, no flax/optax.
 #
-# Bug: the attention output projection is sized (d_model, d_model) but the
-#      concatenated heads have n_heads * head_dim != d_model features, so the
-#      matmul fails: "dot_general requires contracting dimensions to have the
-#      same shape, got (96,) and (64,)."
-# Based on: https://github.com/danijar/dreamerv3/issues/32  (TypeError:
-#      dot_general requires contracting dimensions to have the same shape)
+# Bug: attention output projection sized (d_model, d_model) but concatenated heads have n_heads*head_dim=96 != 64 features -> dot_general contracting-dimension mismatch
+# Based on: https://github.com/danijar/dreamerv3/issues/32
+# (TypeError: dot_general requires contracting dimensions to have the same shape)
 import math
 
 import jax

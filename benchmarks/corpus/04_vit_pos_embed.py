@@ -2,12 +2,9 @@
 # trained on synthetic "stripes vs. checkerboard" images with numpy random
 # crop / flip augmentation. Pure jax.numpy; SGD with cosine LR decay.
 #
-# Bug: learned position embeddings are sized for the full image
-#      (1 + (32/8)**2 = 17 tokens) but the training pipeline feeds random
-#      24x24 crops (1 + 3*3 = 10 tokens), so `tokens + pos_embed` fails with
-#      "add got incompatible shapes for broadcasting: (8, 10, 32), (1, 17, 32)."
-# Based on: https://github.com/clip-italian/clip-italian/issues/19  (TypeError: add
-#      got incompatible shapes for broadcasting: (512, 50, 1024), (1, 145, 1024))
+# Bug: ViT position embeddings sized for 32x32 images (17 tokens) but training feeds 24x24 random crops (10 tokens) -> "add got incompatible shapes for broadcasting"
+# Based on: https://github.com/clip-italian/clip-italian/issues/19
+# (TypeError: add got incompatible shapes for broadcasting: (512, 50, 1024), (1, 145, 1024))
 import math
 from dataclasses import dataclass
 

@@ -2,12 +2,9 @@
 # pair distances to Lennard-Jones energies of random 2-D clusters, then relax
 # a cluster with the FIRE minimizer implemented via jax.lax.scan.
 #
-# Bug: the FIRE state's `n_pos` counter starts as int32 but the scan body
-#      resets it with a float literal, so the carry dtype changes inside
-#      lax.scan -> "scan body function carry input and carry output must have
-#      equal types, but they differ".
-# Based on: https://github.com/jax-md/jax-md/issues/99  (FireDescentState n_pos
-#      changing from int to float32 inside lax.scan)
+# Bug: FIRE minimizer state counter n_pos starts as int32 but the lax.scan body resets it with a float literal -> scan carry input/output types differ
+# Based on: https://github.com/jax-md/jax-md/issues/99
+# (FireDescentState.n_pos changing from an int to float32 inside lax.scan)
 import functools
 from typing import NamedTuple
 

@@ -2,14 +2,9 @@
 # with RMSProp on a synthetic "house price" dataset. A small global-RNG helper
 # (in the style of older haiku/flax-free codebases) hands out PRNG keys.
 #
-# Bug: `next_rng_key()` mutates a module-level PRNG key; it is called from
-#      dropout inside the jitted train step, so the global key is replaced by a
-#      tracer that escapes the jit trace. The next eager call to
-#      `next_rng_key()` (input-noise augmentation for batch 2) touches the
-#      leaked tracer -> UnexpectedTracerError.
-# Based on: https://github.com/jax-ml/jax/pull/4312  (global PRNG key split
-#      inside a jitted function leaks a tracer; "improve an escaped tracer error
-#      message")
+# Bug: dropout inside a jitted train step splits a module-level global PRNG key, leaking a tracer that the next eager next_rng_key() call touches -> UnexpectedTracerError
+# Based on: https://github.com/jax-ml/jax/pull/4312
+# (global PRNG key split inside a jitted function leaks a tracer)
 import time
 
 import jax

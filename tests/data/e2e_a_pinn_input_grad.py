@@ -3,12 +3,9 @@
 # trained with a PDE-residual loss on collocation points plus a boundary loss,
 # using plain jax + numpy (hand-written Adam, numpy sampling of points).
 #
-# Bug: the network returns an array of shape (1,) per input point, and
-#      jax.grad is applied to it directly to get du/dx ->
-#      "Gradient only defined for scalar-output functions. Output had shape: (1,)."
-# Based on: https://github.com/patrick-kidger/equinox/issues/213  (jax.grad of an
-#      MLP with out_size=1: "Gradient only defined for scalar-output functions.
-#      Output had shape: (1,).")
+# Bug: PINN network returns shape (1,) per point and jax.grad is applied to it directly for du/dx -> "Gradient only defined for scalar-output functions"
+# Based on: https://github.com/patrick-kidger/equinox/issues/213
+# (jax.grad of an MLP with out_size=1: "Output had shape: (1,).")
 import math
 
 import jax

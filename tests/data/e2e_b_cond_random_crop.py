@@ -3,13 +3,10 @@
 # train step with jax.random and lax.cond; optimizer is SGD with Nesterov
 # momentum and weight decay. Pure jax + numpy.
 #
-# Bug: the "random crop" branch of lax.cond returns a cropped (B, 12, 12, 1)
-#      batch while the identity branch returns (B, 16, 16, 1); lax.cond needs
-#      both branches to produce identical types ->
-#      "cond branches must have equal output types but they differ."
-# Based on: https://github.com/keras-team/keras/issues/19379  (`keras.ops.cond`
-#      on the JAX backend fails when one branch returns a cropped tensor and the
-#      other returns the input unchanged)
+# Bug: lax.cond random-crop branch returns (B, 12, 12, 1) while the identity branch returns (B, 16, 16, 1) -> "cond branches must have equal output types"
+# Based on: https://github.com/keras-team/keras/issues/19379
+# (keras.ops.cond on the JAX backend fails when one branch returns a cropped
+#  tensor and the other returns the input unchanged)
 import functools
 
 import jax

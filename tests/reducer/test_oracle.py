@@ -1,0 +1,98 @@
+"""The oracle: caching by source, in-order decisions under speculation, fresh-interpreter runs."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from reducer.oracle import Cancelled, Oracle
+from reducer.signature import Kind, Outcome, Signature
+
+FAIL = Outcome(kind=Kind.EXCEPTION, exc_type="TypeError", message="add got incompatible shapes: (3,), (4,)")
+PASS = Outcome(kind=Kind.SUCCESS)
+
+
+class FakeExecutor:
+    """Sources containing 'bug' fail like FAIL; each run sleeps a random while so completion order varies."""
+
+    def __init__(self, seed: int = 0):
+        self.runs: list[str] = []
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+
+    def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
+        with self.lock:
+            delay = self.rng.random() * 0.02
+        deadline = time.perf_counter() + delay
+        while time.perf_counter() < deadline:
+            if cancel.is_set():
+                raise Cancelled()
+            time.sleep(0.001)
+        with self.lock:
+            self.runs.append(source)
+        return FAIL if "bug" in source else PASS
+
+    def close(self) -> None:
+        pass
+
+
+def oracle(jobs: int, seed: int = 0) -> tuple[Oracle, FakeExecutor]:
+    executor = FakeExecutor(seed)
+    return Oracle(executor, Signature(), FAIL, timeout=10, jobs=jobs), executor
+
+
+def test_caches_by_source():
+    o, executor = oracle(1)
+    assert o.is_interesting("bug 1")
+    assert o.is_interesting("bug 1")
+    assert not o.is_interesting("ok")
+    assert executor.runs == ["bug 1", "ok"]
+    assert (o.stats.tests, o.stats.cache_hits) == (2, 1)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 4, 8])
+@pytest.mark.parametrize("seed", range(5))
+def test_first_interesting_is_first_in_order_whatever_the_timing(jobs, seed):
+    rng = random.Random(seed)
+    sources = [f"{'bug' if rng.random() < 0.2 else 'ok'} {i}" for i in range(30)]
+    expected = next((i for i, s in enumerate(sources) if "bug" in s), None)
+    o, _ = oracle(jobs, seed)
+    assert o.first_interesting(sources) == expected
+    o.close()
+
+
+def test_none_entries_are_skipped_without_running():
+    o, executor = oracle(2)
+    assert o.first_interesting([None, "ok", None, "bug"]) == 3
+    assert sorted(executor.runs) == ["bug", "ok"]
+
+
+def test_sources_are_consumed_lazily():
+    o, _ = oracle(2)
+    produced = []
+
+    def sources():
+        for i in range(1000):
+            produced.append(i)
+            yield "bug" if i == 1 else f"ok {i}"
+
+    assert o.first_interesting(sources()) == 1
+    assert len(produced) <= 1 + 2 + 1  # the winner, what was in flight, and one look-ahead
+
+
+def test_sequential_oracle_runs_nothing_after_the_first_success():
+    o, executor = oracle(1)
+    assert o.first_interesting(["ok 1", "bug", "ok 2", "ok 3"]) == 1
+    assert executor.runs == ["ok 1", "bug"]
+
+
+def test_real_fresh_interpreter_outcomes(fresh):
+    source = "import jax.numpy as jnp\njnp.ones((2, 3)) @ jnp.ones((4, 5))\n"
+    outcome = fresh.run(source, 60, threading.Event())
+    assert outcome.kind is Kind.EXCEPTION and outcome.exc_type == "TypeError"
+    assert "dot_general" in outcome.message
+    assert fresh.run("import os\nos._exit(7)\n", 60, threading.Event()).exit_code == 7
+    assert fresh.run("while True: pass\n", 1.0, threading.Event()).kind is Kind.TIMEOUT

@@ -1,0 +1,164 @@
+"""The warm worker pool: outcomes match a fresh interpreter, candidates are isolated, failures are contained."""
+
+from __future__ import annotations
+
+import os
+import signal
+import textwrap
+import threading
+import time
+
+import pytest
+
+from reducer.oracle import Cancelled
+from reducer.pool import PoolExecutor, needs_fresh_interpreter, top_level_imports
+from reducer.signature import Kind, Signature
+
+TIMEOUT = 60.0
+
+
+def run(executor, source: str, timeout: float = TIMEOUT):
+    return executor.run(textwrap.dedent(source), timeout, threading.Event())
+
+
+BROADCAST = """
+import jax.numpy as jnp
+jnp.ones((2, 3)) + jnp.ones((4, 5))
+"""
+
+
+def test_exception_outcome_matches_a_fresh_interpreter(pool, fresh):
+    warm, cold = run(pool, BROADCAST), run(fresh, BROADCAST)
+    assert warm.kind is Kind.EXCEPTION
+    assert warm.exc_type == "TypeError"
+    assert warm.site_module.startswith("jax._src")
+    assert Signature().same(cold, warm)
+
+
+def test_success(pool):
+    assert run(pool, "import jax.numpy as jnp\nprint(jnp.arange(3).sum())\n").kind is Kind.SUCCESS
+
+
+@pytest.mark.parametrize("mutation", [
+    "jax.config.update('jax_enable_x64', True)",
+    "jax.config.update('jax_debug_nans', True)",
+    "jnp.add = None",
+    "jax.numpy.float32 = None",
+    "import sys; sys.modules['jax'].__dict__['_leak'] = 1",
+    "os.chdir('/')",
+    "os.environ['LEAK'] = '1'",
+    "sys.path.insert(0, '/leak')",
+    "sys.setrecursionlimit(50)",
+    "import builtins; builtins.leak = 1",
+])
+def test_no_state_leaks_into_the_next_candidate(pool, mutation):
+    probe = """
+    import os, sys, builtins
+    import jax, jax.numpy as jnp
+    state = (jnp.ones(1).dtype.name, jax.config.jax_debug_nans, jnp.add is None, jnp.float32 is None,
+             hasattr(jax, '_leak'), os.getcwd() == '/', 'LEAK' in os.environ, '/leak' in sys.path,
+             sys.getrecursionlimit(), hasattr(builtins, 'leak'))
+    raise RuntimeError(repr(state))
+    """
+    before = run(pool, probe)
+    mutate = f"import os, sys\nimport jax, jax.numpy as jnp\n{mutation}\nraise ValueError('mutated')\n"
+    for _ in range(2):  # both workers
+        assert run(pool, mutate).message == "mutated"
+    for _ in range(2):
+        after = run(pool, probe)
+        assert after.message == before.message
+    assert "float32" in before.message
+
+
+def test_candidates_run_in_private_directories_and_writes_vanish(pool, tmp_path):
+    outcome = run(pool, """
+    import os, tempfile
+    open('stray.txt', 'w').write('x')
+    raise ValueError(os.getcwd() + ' ' + tempfile.gettempdir() + ' ' + os.environ['HOME'])
+    """)
+    cwd, tmp, home = outcome.message.split()
+    assert cwd == tmp == home
+    assert not os.path.exists(cwd)
+
+
+@pytest.mark.parametrize("source,kind,sig", [
+    ("import ctypes\nctypes.string_at(0)\n", Kind.CRASH, signal.SIGSEGV),
+    ("import os\nos.abort()\n", Kind.CRASH, signal.SIGABRT),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", Kind.CRASH, signal.SIGKILL),
+])
+def test_crashes_are_outcomes_and_the_pool_survives(pool, source, kind, sig):
+    outcome = run(pool, source)
+    assert (outcome.kind, outcome.signal) == (kind, sig)
+    assert run(pool, BROADCAST).exc_type == "TypeError"
+
+
+def test_os_exit_without_reporting_is_a_crash(pool):
+    outcome = run(pool, "import os\nos._exit(3)\n")
+    assert (outcome.kind, outcome.exit_code) == (Kind.CRASH, 3)
+
+
+def test_hang_times_out_and_kills_what_it_started(pool):
+    start = time.perf_counter()
+    outcome = run(pool, """
+    import subprocess, sys
+    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])
+    while True:
+        pass
+    """, timeout=2.0)
+    assert outcome.kind is Kind.TIMEOUT
+    assert time.perf_counter() - start < 15
+    assert run(pool, BROADCAST).exc_type == "TypeError"
+
+
+def test_candidate_that_kills_its_worker(pool):
+    outcome = run(pool, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)\n")
+    assert outcome.kind is Kind.CRASH
+    restarts = pool.stats.restarts
+    assert restarts >= 1
+    for _ in range(3):  # whichever worker takes it, the pool is whole again
+        assert run(pool, BROADCAST).exc_type == "TypeError"
+
+
+def test_memory_cap_turns_a_memory_hog_into_an_outcome():
+    capped = PoolExecutor(1, memory_mb=2048)
+    try:
+        outcome = run(capped, "import numpy as np\nx = np.ones((1 << 40,), np.uint8)\n")
+        assert outcome.kind is Kind.EXCEPTION and outcome.exc_type in ("MemoryError", "numpy._core._exceptions._ArrayMemoryError")
+        assert run(capped, BROADCAST).exc_type == "TypeError"
+    finally:
+        capped.close()
+
+
+def test_cancel_stops_a_running_candidate(pool):
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    start = time.perf_counter()
+    with pytest.raises(Cancelled):
+        pool.run("import time\ntime.sleep(30)\n", TIMEOUT, cancel)
+    assert time.perf_counter() - start < 10
+    assert run(pool, BROADCAST).exc_type == "TypeError"
+
+
+def test_environment_changes_run_in_a_fresh_interpreter(pool):
+    # jax reads JAX_ENABLE_X64 when it is imported, which a warm worker did long ago.
+    source = "import os\nos.environ['JAX_ENABLE_X64'] = '1'\nimport jax.numpy as jnp\nraise ValueError(jnp.ones(1).dtype.name)\n"
+    assert needs_fresh_interpreter(source)
+    before = pool.stats.fresh_fallbacks
+    assert run(pool, source).message == "float64"
+    assert pool.stats.fresh_fallbacks == before + 1
+
+
+def test_top_level_imports():
+    source = "import os, jax.numpy as jnp\nfrom functools import partial\nfrom . import rel\ndef f():\n    import late\n"
+    assert top_level_imports(source) == ["os", "jax.numpy", "functools"]
+
+
+def test_program_imports_that_start_threads_are_not_preloaded(tmp_path):
+    (tmp_path / "threaded_mod.py").write_text("import threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
+    executor = PoolExecutor(1, sys_path=str(tmp_path), preload=["threaded_mod"])
+    try:
+        assert executor.preload == []
+        outcome = run(executor, "import threaded_mod\nraise ValueError('ran')\n")
+        assert outcome.message == "ran"
+    finally:
+        executor.close()

@@ -1,0 +1,107 @@
+"""The delta-debugging search on synthetic predicates: minimality, determinism and test counts."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from reducer.search import EditSet, SearchStats, reduce_edits
+
+
+class CountingTester:
+    """A sequential tester over a predicate on the set of *kept* items (those not removed by edits)."""
+
+    def __init__(self, n: int, keeps: Callable[[frozenset[int]], bool]):
+        self.n = n
+        self.keeps = keeps
+        self.tests = 0
+        self.seen: set[EditSet] = set()
+
+    def first_success(self, candidates: Sequence[EditSet]) -> int | None:
+        for index, removed in enumerate(candidates):
+            if removed not in self.seen:  # like the oracle's cache: a repeated candidate costs nothing
+                self.seen.add(removed)
+                self.tests += 1
+            if self.keeps(frozenset(range(self.n)) - removed):
+                return index
+        return None
+
+
+def needs(*required: int) -> Callable[[frozenset[int]], bool]:
+    return lambda kept: set(required) <= kept
+
+
+def kept_after(n: int, tester: CountingTester) -> frozenset[int]:
+    return frozenset(range(n)) - reduce_edits(n, tester)
+
+
+def test_removes_everything_when_nothing_is_needed():
+    tester = CountingTester(50, lambda kept: True)
+    assert kept_after(50, tester) == frozenset()
+    assert tester.tests == 1
+
+
+def test_no_edits():
+    tester = CountingTester(0, lambda kept: True)
+    assert reduce_edits(0, tester) == frozenset()
+    assert tester.tests == 0
+
+
+@pytest.mark.parametrize("n,required", [(1, {0}), (2, {1}), (10, {3}), (100, {0, 99}), (128, {5, 6, 70}), (1000, {1, 500, 999})])
+def test_finds_exactly_the_required_items(n, required):
+    tester = CountingTester(n, needs(*required))
+    assert kept_after(n, tester) == frozenset(required)
+
+
+@pytest.mark.parametrize("n,m", [(64, 1), (256, 2), (1024, 4), (1000, 8)])
+def test_test_count_grows_like_m_log_n(n, m):
+    rng = random.Random(n * 31 + m)
+    required = set(rng.sample(range(n), m))
+    tester = CountingTester(n, needs(*required))
+    assert kept_after(n, tester) == frozenset(required)
+    # Each required item is isolated by halving (about 2 log2 n tests), plus a final sweep over the m
+    # survivors that proves 1-minimality.
+    bound = 1 + m * 2 * math.ceil(math.log2(n)) + 2 * m + 2
+    assert tester.tests <= bound, (tester.tests, bound)
+
+
+def test_result_is_one_minimal_for_a_non_monotone_predicate():
+    # Interesting when it keeps 7 and an even number of the items 0..5: not monotone.
+    n = 40
+
+    def keeps(kept: frozenset[int]) -> bool:
+        return 7 in kept and len(kept & set(range(6))) % 2 == 0
+
+    tester = CountingTester(n, keeps)
+    kept = kept_after(n, tester)
+    assert keeps(kept)
+    for item in kept:  # removing any single remaining item is not interesting
+        assert not keeps(kept - {item})
+
+
+def test_is_deterministic():
+    def run() -> tuple[frozenset[int], int]:
+        tester = CountingTester(300, needs(3, 150, 151, 299))
+        return kept_after(300, tester), tester.tests
+
+    assert run() == run()
+
+
+def test_offers_candidates_in_sequential_order_for_speculation():
+    # Every call offers the remaining chunks in order; the first one is what a sequential search tries next.
+    offered: list[list[EditSet]] = []
+
+    class Recording(CountingTester):
+        def first_success(self, candidates):
+            offered.append(list(candidates))
+            return super().first_success(candidates)
+
+    tester = Recording(16, needs(9))
+    stats = SearchStats()
+    reduce_edits(16, tester, stats)
+    assert stats.rounds == len(offered)
+    assert offered[0] == [frozenset(range(16))]
+    assert offered[1] == [frozenset(range(8)), frozenset(range(8, 16))]

@@ -1,0 +1,145 @@
+"""Exception signatures, checked on real messages recorded from jax (tests/fixtures/jax_errors.json).
+
+The fixture holds 2-3 variants of each of 40+ distinct JAX errors: the same bug with other sizes, names
+and wrappers. Regenerate it with ``python tests/fixtures/collect_jax_errors.py``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from reducer.runner import PROGRAM_SITE, public_type_name, site_of
+from reducer.signature import Kind, Level, Outcome, Signature, first_line, template
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "jax_errors.json"
+RECORDS = json.loads(FIXTURE.read_text())
+# Errors whose first lines are the same words on purpose: the same bug reached through vmap or jit.
+SAME_TEMPLATE = [{"tracer_bool_jit", "tracer_bool_vmap"}]
+
+
+def resolve_type(module: str, qualname: str) -> type:
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def outcome_of(record: dict) -> Outcome:
+    frames = [(m, f, path) for m, f, path, _ in record["frames"]]
+    program = next((path for m, _, path in frames if m == "__main__" and path.endswith(".py")), "")
+    module, function = site_of(frames, program)
+    return Outcome(
+        kind=Kind.EXCEPTION,
+        exc_type=public_type_name(resolve_type(record["exc_module"], record["exc_qualname"])),
+        message=record["message"],
+        site_module=module,
+        site_function=function,
+    )
+
+
+BY_ERROR: dict[str, list[Outcome]] = defaultdict(list)
+for _record in RECORDS:
+    BY_ERROR[_record["error"]].append(outcome_of(_record))
+
+
+def test_fixture_covers_many_distinct_errors():
+    assert len(BY_ERROR) >= 15
+    assert all(len(variants) >= 2 for variants in BY_ERROR.values())
+
+
+@pytest.mark.parametrize("error", sorted(BY_ERROR))
+def test_variants_of_one_bug_share_a_template_signature(error):
+    keys = {Signature(Level.TEMPLATE).key(o) for o in BY_ERROR[error]}
+    assert len(keys) == 1, keys
+    assert {Signature(Level.TYPE).key(o) for o in BY_ERROR[error]} == {("exception", BY_ERROR[error][0].exc_type)}
+
+
+def test_distinct_bugs_have_distinct_template_signatures():
+    owners: dict[tuple, set[str]] = defaultdict(set)
+    for error, variants in BY_ERROR.items():
+        owners[Signature(Level.TEMPLATE).key(variants[0])].add(error)
+    shared = [errors for errors in owners.values() if len(errors) > 1]
+    assert all(errors in SAME_TEMPLATE for errors in shared), shared
+
+
+def test_exact_level_tells_sizes_apart():
+    variants = BY_ERROR["dot_contract"]
+    assert len({Signature(Level.EXACT).key(o) for o in variants}) == len(variants)
+
+
+def test_public_type_names_for_jax_errors():
+    types = {o.exc_type for variants in BY_ERROR.values() for o in variants}
+    assert "jax.errors.ConcretizationTypeError" in types
+    assert "jax.errors.TracerBoolConversionError" in types
+    assert "jax.errors.UnexpectedTracerError" in types
+    assert "TypeError" in types
+    assert not any("_src" in t for t in types)
+
+
+def test_raising_site_is_the_innermost_jax_frame():
+    site = {(o.site_module, o.site_function) for o in BY_ERROR["dot_contract"]}
+    assert len(site) == 1
+    module, function = site.pop()
+    assert module.startswith("jax._src.") and function
+
+
+@pytest.mark.parametrize("message,expected", [
+    ("add got incompatible shapes for broadcasting: (32, 32), (2, 32).",
+     "add got incompatible shapes for broadcasting: (N, N), (N, N)."),
+    ("dot_general requires contracting dimensions to have the same shape, got (96,) and (64,).",
+     "dot_general requires contracting dimensions to have the same shape, got (N,) and (N,)."),
+    ("traced array with shape float32[3,4] and dtype bfloat16", "traced array with shape float32[N,N] and dtype bfloat16"),
+    ("Traced<ShapedArray(float32[3])>with<DynamicJaxprTrace(level=1/0)> leaked",
+     "Traced<ShapedArray(float32[N])>with<DynamicJaxprTrace> leaked"),
+    ("Error interpreting argument to <function loss_fn at 0x7fe475433060> as an abstract array.",
+     "Error interpreting argument to <function> as an abstract array."),
+    ("object at 0x7f00deadbeef", "object at 0xH"),
+    ('File "/tmp/jax-reduce-abc/candidate.py", line 12, in f', "File <path>, line N, in f"),
+    ("created on line /tmp/x/prog.py:31:8 (f)", "created on line <path>:N (f)"),
+    ("impl=PRNGImpl(name='threefry2x32') x64 conv2d", "impl=PRNGImpl(name='threefry2x32') x64 conv2d"),
+    ("value 1e-05 and -3.5 and 1.", "value N and N and N"),
+    ("\n\nfirst real line\nsecond", "first real line"),
+])
+def test_template_normalisation(message, expected):
+    assert template(message) == expected
+
+
+def test_first_line_skips_blank_lines():
+    assert first_line("\n  \n  hello\nworld") == "hello"
+
+
+def test_site_in_the_program_itself_has_no_function_name():
+    frames = [("__main__", "<module>", "/tmp/p.py"), ("__main__", "helper", "/tmp/p.py")]
+    assert site_of(frames, "/tmp/p.py") == (PROGRAM_SITE, "")
+    frames.append(("numpy.core", "reshape", "/site/numpy/core.py"))
+    assert site_of(frames, "/tmp/p.py") == ("numpy.core", "reshape")
+    frames.insert(1, ("jax._src.api", "jit_call", "/site/jax/_src/api.py"))
+    assert site_of(frames, "/tmp/p.py") == ("jax._src.api", "jit_call")
+
+
+def test_levels_and_match():
+    a = Outcome(Kind.EXCEPTION, "TypeError", "add got incompatible shapes: (3,), (4,)", "jax._src.lax.lax", "f")
+    b = Outcome(Kind.EXCEPTION, "TypeError", "add got incompatible shapes: (1,), (2,)", "jax._src.lax.lax", "f")
+    c = Outcome(Kind.EXCEPTION, "TypeError", "something else entirely", "jax._src.lax.lax", "f")
+    assert Signature(Level.TEMPLATE).same(a, b) and not Signature(Level.EXACT).same(a, b)
+    assert Signature(Level.TYPE).same(a, c) and not Signature(Level.TEMPLATE).same(a, c)
+    assert Signature(Level.TYPE, match=r"shapes: \(1,\)").same(a, b)
+    assert not Signature(Level.TYPE, match=r"shapes: \(9,\)").same(a, b)
+    assert not Signature().same(a, Outcome(Kind.SUCCESS))
+    assert not Signature().same(a, Outcome(Kind.TIMEOUT))
+
+
+def test_crashes_compare_by_signal():
+    segv = Outcome(Kind.CRASH, signal=11)
+    assert Signature().same(segv, Outcome(Kind.CRASH, signal=11, stderr_tail="other"))
+    assert not Signature().same(segv, Outcome(Kind.CRASH, signal=6))
+
+
+def test_outcome_json_round_trip():
+    outcome = BY_ERROR["grad_nonscalar"][0]
+    assert Outcome.from_json(json.loads(json.dumps(outcome.to_json()))) == outcome
