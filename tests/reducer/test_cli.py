@@ -1,0 +1,119 @@
+"""The command line: clear errors with exit code 2 for bad input, JSON output, and the input left alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from reducer.cli import EXIT_BAD_INPUT, main
+
+SMALL_FAILURE = textwrap.dedent(
+    """
+    import jax.numpy as jnp
+
+    def unused():
+        return 1
+
+    x = jnp.ones((3, 4))
+    y = jnp.ones((5, 4))
+    print("about to fail")
+    z = x + y
+    print(z)
+    """
+)
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "reducer", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_missing_file(tmp_path, capsys):
+    assert main([str(tmp_path / "nope.py")]) == EXIT_BAD_INPUT
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_not_python(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n    pass\n")
+    assert main([str(bad)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "not valid Python" in err and "line 1" in err
+    assert not (tmp_path / "bad.reduced.py").exists()
+
+
+def test_program_that_does_not_fail(tmp_path, capsys):
+    ok = tmp_path / "ok.py"
+    ok.write_text("import jax.numpy as jnp\nprint(jnp.ones(3).sum())\n")
+    assert main([str(ok), "--no-pool"]) == EXIT_BAD_INPUT
+    assert "does not fail" in capsys.readouterr().err
+
+
+def test_flaky_program(tmp_path, capsys):
+    counter = tmp_path / "counter"
+    counter.write_text("0")
+    flaky = tmp_path / "flaky.py"
+    flaky.write_text(textwrap.dedent(f"""
+        n = int(open({str(counter)!r}).read())
+        open({str(counter)!r}, "w").write(str(n + 1))
+        raise (ValueError if n % 2 == 0 else KeyError)("flaky")
+    """))
+    assert main([str(flaky), "--no-pool"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "flaky" in err and "ValueError" in err and "KeyError" in err
+
+
+def test_match_that_does_not_match(tmp_path, capsys):
+    prog = tmp_path / "prog.py"
+    prog.write_text(SMALL_FAILURE)
+    assert main([str(prog), "--no-pool", "--match", "no such words"]) == EXIT_BAD_INPUT
+    assert "does not match" in capsys.readouterr().err
+
+
+def test_refuses_to_overwrite_the_input(tmp_path, capsys):
+    prog = tmp_path / "prog.py"
+    prog.write_text(SMALL_FAILURE)
+    assert main([str(prog), "-o", str(prog)]) == EXIT_BAD_INPUT
+    assert prog.read_text() == SMALL_FAILURE
+
+
+def test_reduces_with_json_output_and_leaves_the_input_alone(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text(SMALL_FAILURE)
+    before = prog.stat()
+    result = run_cli("prog.py", "--json", "--jobs", "2", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    for key in ("input", "output", "signature", "tokens_before", "tokens_after", "lines_before", "lines_after",
+                "tests", "cache_hits", "seconds"):
+        assert key in data
+    assert data["output"] == "prog.reduced.py"
+    assert data["signature"].startswith("TypeError: add got incompatible shapes for broadcasting: (N, N), (N, N).")
+    assert data["tokens_after"] < data["tokens_before"]
+    assert data["tests"] > 0
+    reduced = (tmp_path / "prog.reduced.py").read_text()
+    assert "print" not in reduced and "unused" not in reduced
+    assert "x + y" in reduced
+    assert prog.read_text() == SMALL_FAILURE and prog.stat().st_mtime_ns == before.st_mtime_ns
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.py", "prog.reduced.py"]  # no stray temp files
+
+
+def test_summary_on_stderr(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text(SMALL_FAILURE)
+    result = run_cli("prog.py", "-o", "small.py", "--jobs", "1", "--signature", "type", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    for word in ("signature:", "tokens:", "lines:", "tests:", "small.py"):
+        assert word in result.stderr
+    assert (tmp_path / "small.py").exists()
+
+
+def test_argument_errors(tmp_path):
+    assert run_cli("x.py", "--jobs", "0", cwd=tmp_path).returncode == 2
+    assert run_cli("x.py", "--signature", "fuzzy", cwd=tmp_path).returncode == 2
