@@ -9,8 +9,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
 logger = logging.getLogger("spiral")
+logger.setLevel(logging.INFO)
+_handler = logging.StreamHandler()
+_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+logger.addHandler(_handler)
 
 CFG = {
     "seed": 11,

@@ -1,0 +1,189 @@
+"""Reduce every program in benchmarks/corpus/ and write benchmarks/results.md.
+
+    python benchmarks/run.py                  # jax-reduce with the pool, with fresh interpreters, and line ddmin
+    python benchmarks/run.py --only 03 --skip-fresh --skip-baseline
+
+Per program: tokens before and after, the hand-written minimal's tokens and the ratio, tests and seconds
+for jax-reduce (warm pool), the same with a fresh interpreter per candidate (same final size is checked),
+and plain line-based ddmin on the same oracle. Every result is re-run in a fresh interpreter and must keep
+the original signature.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import jax  # noqa: E402  (only for its version in the report)
+
+from benchmarks.baselines import LineDdminStats, line_ddmin  # noqa: E402
+from reducer.api import check_original, derive_timeout, reduce, run_once  # noqa: E402
+from reducer.engine import count_tokens  # noqa: E402
+from reducer.oracle import FreshExecutor, Oracle  # noqa: E402
+from reducer.pool import PoolExecutor, top_level_imports  # noqa: E402
+from reducer.signature import Signature  # noqa: E402
+
+CORPUS = HERE / "corpus"
+
+
+@dataclasses.dataclass
+class Row:
+    name: str
+    tokens_before: int
+    minimal_tokens: int
+    tokens_after: int = 0
+    tests: int = 0
+    seconds: float = 0.0
+    kept_signature: bool = False
+    passes: dict[str, int] = dataclasses.field(default_factory=dict)  # tokens removed per pass
+    fresh_seconds: float | None = None
+    fresh_tokens_after: int | None = None
+    ddmin_tokens_after: int | None = None
+    ddmin_tests: int | None = None
+    ddmin_syntax_rejects: int | None = None
+    ddmin_seconds: float | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.tokens_after / self.minimal_tokens
+
+
+def programs(only: list[str]) -> list[Path]:
+    found = sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
+    return [p for p in found if not only or any(p.name.startswith(o) or o in p.name for o in only)]
+
+
+def keeps_signature(source: str, path: Path, original, signature: Signature) -> bool:
+    outcome = run_once(FreshExecutor(sys_path=str(path.parent)), source, 600)
+    return signature.same(original, outcome)
+
+
+def run_ddmin(path: Path, source: str, jobs: int) -> tuple[str, int, int, float]:
+    signature = Signature()
+    fresh = FreshExecutor(sys_path=str(path.parent))
+    original = check_original(source, fresh, signature, 600, path.name)
+    pool = PoolExecutor(jobs, sys_path=str(path.parent), preload=top_level_imports(source))
+    oracle = Oracle(pool, signature, original, timeout=derive_timeout(original, None), jobs=1)
+    stats = LineDdminStats()
+    start = time.perf_counter()
+    try:
+        result = line_ddmin(source, oracle.is_interesting, stats)
+    finally:
+        oracle.close()
+    return result, oracle.stats.tests, stats.syntax_rejects, time.perf_counter() - start
+
+
+def measure(path: Path, args: argparse.Namespace) -> Row:
+    source = path.read_text()
+    minimal = path.with_name(path.name[:-3] + ".min.py").read_text()
+    row = Row(path.stem, count_tokens(source), count_tokens(minimal))
+    out = Path(args.out_dir) / f"{path.stem}.reduced.py"
+    result = reduce(path, output=str(out), jobs=args.jobs)
+    row.tokens_after, row.tests, row.seconds = result.tokens_after, result.tests, result.seconds
+    row.passes = {p.name: p.tokens_removed for p in result.passes}
+    row.kept_signature = keeps_signature(result.source, path, result.original, Signature())
+    print(f"  jax-reduce: {row.tokens_before} -> {row.tokens_after} tokens (minimal {row.minimal_tokens}), "
+          f"{row.tests} tests, {row.seconds:.1f}s, signature kept: {row.kept_signature}", flush=True)
+    if not args.skip_fresh:
+        fresh = reduce(path, output=str(out.with_suffix(".fresh.py")), jobs=args.jobs, pool=False)
+        row.fresh_seconds, row.fresh_tokens_after = fresh.seconds, fresh.tokens_after
+        print(f"  fresh interpreters: {fresh.tokens_after} tokens, {fresh.seconds:.1f}s", flush=True)
+    if not args.skip_baseline:
+        reduced, tests, rejects, seconds = run_ddmin(path, source, args.jobs)
+        row.ddmin_tokens_after, row.ddmin_tests = count_tokens(reduced), tests
+        row.ddmin_syntax_rejects, row.ddmin_seconds = rejects, seconds
+        print(f"  line ddmin: {row.ddmin_tokens_after} tokens, {tests} tests (+{rejects} syntax rejects), "
+              f"{seconds:.1f}s", flush=True)
+    return row
+
+
+def fmt(value, spec: str = "") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
+    pass_names = sorted({name for row in rows for name in row.passes})
+    head = ["program", "tokens", "minimal", "reduced", "ratio", "tests", "seconds", "sig kept"]
+    head += [f"-{name}" for name in pass_names]
+    head += ["fresh s", "pool speed-up", "ddmin tokens", "ddmin tests", "ddmin syntax rej.", "ddmin s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        speedup = r.fresh_seconds / r.seconds if r.fresh_seconds else None
+        cells = [r.name, str(r.tokens_before), str(r.minimal_tokens), str(r.tokens_after), f"{r.ratio:.1f}x",
+                 str(r.tests), f"{r.seconds:.0f}", "yes" if r.kept_signature else "NO"]
+        cells += [str(r.passes.get(name, 0)) for name in pass_names]
+        cells += [fmt(r.fresh_seconds, ".0f"), fmt(speedup, ".1f") + ("x" if speedup else ""),
+                  fmt(r.ddmin_tokens_after), fmt(r.ddmin_tests), fmt(r.ddmin_syntax_rejects),
+                  fmt(r.ddmin_seconds, ".0f")]
+        lines.append("| " + " | ".join(cells) + " |")
+    ratios = [r.ratio for r in rows]
+    summary = [
+        f"- programs: {len(rows)}; signature kept (fresh interpreter): {sum(r.kept_signature for r in rows)}/{len(rows)}",
+        f"- final size / minimal: median {statistics.median(ratios):.2f}x, max {max(ratios):.2f}x",
+        f"- jax-reduce: {sum(r.tests for r in rows)} tests, {sum(r.seconds for r in rows):.0f}s in all",
+    ]
+    fresh_rows = [r for r in rows if r.fresh_seconds is not None]
+    if fresh_rows:
+        pool_total = sum(r.seconds for r in fresh_rows)
+        fresh_total = sum(r.fresh_seconds for r in fresh_rows)
+        same = sum(r.fresh_tokens_after == r.tokens_after for r in fresh_rows)
+        summary.append(f"- pool vs fresh interpreters: {fresh_total:.0f}s / {pool_total:.0f}s = "
+                       f"{fresh_total / pool_total:.1f}x faster end to end; same final size on {same}/{len(fresh_rows)}")
+    ddmin_rows = [r for r in rows if r.ddmin_tests is not None]
+    if ddmin_rows:
+        summary.append(
+            f"- line ddmin: {sum(r.ddmin_tests for r in ddmin_rows)} tests (jax-reduce: "
+            f"{sum(r.tests for r in ddmin_rows)}); final tokens {sum(r.ddmin_tokens_after for r in ddmin_rows)} "
+            f"(jax-reduce: {sum(r.tokens_after for r in ddmin_rows)}); smaller result on "
+            f"{sum(r.tokens_after < r.ddmin_tokens_after for r in ddmin_rows)}/{len(ddmin_rows)} programs, "
+            f"fewer tests on {sum(r.tests < r.ddmin_tests for r in ddmin_rows)}/{len(ddmin_rows)}")
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, jax {jax.__version__}"
+    return "\n".join([
+        f"Run on {datetime.date.today().isoformat()} ({machine}) with `{' '.join(['python'] + sys.argv)}`, "
+        f"--jobs {args.jobs}, {wall / 60:.0f} minutes in all.",
+        "",
+        *summary,
+        "",
+        *lines,
+        "",
+        "Columns: `tokens`/`reduced`/`minimal` count Python tokens (no comments, newlines, indents); `ratio` is "
+        "reduced/minimal; `-pass` is tokens removed by that pass; `fresh s` is the same reduction with a fresh "
+        "interpreter per candidate (`--no-pool`); `ddmin` is plain line-based ddmin on the same warm-pool "
+        "oracle, one candidate at a time, with uncompilable candidates rejected without a run.",
+    ])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*", default=[], help="program name prefixes or substrings")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--skip-fresh", action="store_true", help="skip the fresh-interpreter comparison")
+    parser.add_argument("--skip-baseline", action="store_true", help="skip the line ddmin baseline")
+    parser.add_argument("--out-dir", default="/tmp/jax-reduce-bench", help="where reduced programs go")
+    parser.add_argument("--results", default=str(HERE / "results.md"))
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    start = time.perf_counter()
+    rows = []
+    for path in programs(args.only):
+        print(path.name, flush=True)
+        rows.append(measure(path, args))
+    text = report(rows, args, time.perf_counter() - start)
+    Path(args.results).write_text("# Corpus reduction results\n\n" + text + "\n")
+    Path(args.results).with_suffix(".json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
