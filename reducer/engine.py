@@ -171,10 +171,28 @@ class Reduction:
         stats.seconds += time.perf_counter() - start
         return self.best_size < size_before
 
+    def _payoff(self, pass_: Pass) -> float:
+        stats = self.stats[pass_.name]
+        return stats.tokens_removed / max(1, stats.tests)
+
     def run(self) -> str:
-        progress = True
-        while progress:
+        """Run the passes until none of them can shrink the program any more.
+
+        The first round runs them in the given order; later rounds by measured payoff (tokens removed per
+        test so far). A pass that failed on a program is not run on that same program again: passes are
+        deterministic, so it would fail again.
+        """
+        failed_on: dict[str, str] = {}
+        order = list(self.passes)
+        while True:
             progress = False
-            for pass_ in self.passes:
-                progress |= self.run_pass(pass_)
-        return self.best
+            for pass_ in order:
+                if failed_on.get(pass_.name) == self.best:
+                    continue
+                if self.run_pass(pass_):
+                    progress = True
+                else:
+                    failed_on[pass_.name] = self.best
+            if not progress:
+                return self.best
+            order = sorted(self.passes, key=self._payoff, reverse=True)

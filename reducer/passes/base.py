@@ -15,13 +15,31 @@ from typing import Protocol
 import libcst as cst
 
 
+class _Remove:
+    def __repr__(self) -> str:
+        return "REMOVE"
+
+
+REMOVE = _Remove()  # replacement meaning "delete this node from its parent"
+Replacement = cst.CSTNode | cst.FlattenSentinel | _Remove
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Edit:
-    """One change a pass could make. ``node`` is a node of the module the edit was listed for."""
+    """One change a pass could make on the module it listed the edit for.
+
+    ``node`` becomes ``replacement`` (by default it is removed); ``extra`` lists further (node,
+    replacement) pairs that only make sense together with it, e.g. every call site of a parameter being
+    removed. When several chosen edits touch the same node, the first one listed wins, and an edit inside a
+    node that another edit replaces has no effect.
+    """
 
     node: cst.CSTNode
-    kind: str = "remove"
-    payload: object = None  # pass-specific detail (e.g. a replacement node)
+    replacement: Replacement = REMOVE
+    extra: tuple[tuple[cst.CSTNode, Replacement], ...] = ()
+
+    def changes(self) -> tuple[tuple[cst.CSTNode, Replacement], ...]:
+        return ((self.node, self.replacement), *self.extra)
 
 
 class Pass(Protocol):
@@ -37,19 +55,21 @@ class Pass(Protocol):
 _PASS_LINE = cst.SimpleStatementLine(body=[cst.Pass()])
 
 
-class _Remover(cst.CSTTransformer):
-    """Removes the given nodes, then repairs what the removal would leave invalid."""
+class _Rewriter(cst.CSTTransformer):
+    """Replaces or removes the given nodes, then repairs what a removal would leave invalid."""
 
-    def __init__(self, targets: Iterable[cst.CSTNode]):
+    def __init__(self, replacements: dict[int, Replacement]):
         super().__init__()
-        self.targets = {id(node) for node in targets}
+        # Removals live in `targets` (repairs may cancel some); replacements proper in `replacements`.
+        self.targets = {key for key, value in replacements.items() if value is REMOVE}
+        self.replacements = {key: value for key, value in replacements.items() if value is not REMOVE}
         self.unwrap_try: dict[int, bool] = {}  # id(Try) -> keep its finally
         self.import_names: dict[int, list[cst.ImportAlias]] = {}  # id(import) -> aliases it keeps
 
     # libcst validates nodes as they are rebuilt, so a statement that would lose every required child is
     # handled before its children are visited.
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if id(node) in self.targets:
+        if id(node) in self.targets or id(node) in self.replacements:
             return False
         if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
             kept = [alias for alias in node.names if id(alias) not in self.targets]
@@ -71,6 +91,9 @@ class _Remover(cst.CSTTransformer):
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
         if id(original_node) in self.targets:
             return cst.RemoveFromParent()
+        replacement = self.replacements.get(id(original_node))
+        if replacement is not None:
+            return replacement
         return super().on_leave(original_node, updated_node)
 
     # Blocks that would be empty get `pass`.
@@ -92,6 +115,29 @@ class _Remover(cst.CSTTransformer):
             body = [*updated_node.body[:-1], last.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
             return updated_node.with_changes(body=body)
         return updated_node
+
+    # Sequences that lose their last element keep no dangling comma: `f(a, )` -> `f(a)`.
+    def leave_Call(self, original_node, updated_node):  # type: ignore[override]
+        return _without_trailing_comma(original_node, updated_node, "args")
+
+    def leave_List(self, original_node, updated_node):  # type: ignore[override]
+        return _without_trailing_comma(original_node, updated_node, "elements")
+
+    def leave_Tuple(self, original_node, updated_node):  # type: ignore[override]
+        if len(updated_node.elements) == 1:
+            return updated_node  # `(a,)` must keep its comma to stay a tuple
+        return _without_trailing_comma(original_node, updated_node, "elements")
+
+    def leave_Set(self, original_node, updated_node):  # type: ignore[override]
+        return _without_trailing_comma(original_node, updated_node, "elements")
+
+    def leave_Dict(self, original_node, updated_node):  # type: ignore[override]
+        return _without_trailing_comma(original_node, updated_node, "elements")
+
+    def leave_Parameters(self, original_node, updated_node):  # type: ignore[override]
+        if updated_node.star_arg is not cst.MaybeSentinel.DEFAULT or updated_node.kwonly_params or updated_node.star_kwarg:
+            return updated_node
+        return _without_trailing_comma(original_node, updated_node, "params")
 
     # Imports that lose some names: keep the rest, without a dangling comma.
     def leave_Import(self, original_node, updated_node):  # type: ignore[override]
@@ -120,6 +166,14 @@ class _Remover(cst.CSTTransformer):
         return cst.FlattenSentinel(body) if body else cst.RemoveFromParent()
 
 
+def _without_trailing_comma(original_node, updated_node, field: str):
+    items = list(getattr(updated_node, field))
+    if not items or len(items) == len(getattr(original_node, field)):
+        return updated_node
+    items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return updated_node.with_changes(**{field: items})
+
+
 def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     if isinstance(block, cst.IndentedBlock):
         return list(block.body)
@@ -128,7 +182,28 @@ def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
 
 def remove_nodes(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> cst.Module:
     """``module`` without ``nodes`` (statements, small statements, clauses or import aliases)."""
-    return module.visit(_Remover(nodes))
+    return module.visit(_Rewriter({id(node): REMOVE for node in nodes}))
+
+
+def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
+    """``module`` with every change of ``edits`` made (the first edit listed wins on a shared node)."""
+    replacements: dict[int, Replacement] = {}
+    for edit in edits:
+        for node, replacement in edit.changes():
+            replacements.setdefault(id(node), replacement)
+    return module.visit(_Rewriter(replacements))
+
+
+class EditPass:
+    """Base for passes whose edits are plain :class:`Edit` records: apply is the same for all of them."""
+
+    name = "edits"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        raise NotImplementedError
+
+    def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
+        return apply_edits(module, edits)
 
 
 def is_valid_python(source: str) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ClassScope, MetadataWrapper, ParentNodeProvider, ScopeProvider
 
-from reducer.passes.base import Edit, remove_nodes
+from reducer.passes.base import Edit, EditPass
 
 
 def _bound_name(alias: cst.ImportAlias) -> str:
@@ -38,7 +38,7 @@ def _binding_statement(node: cst.CSTNode, parents) -> cst.CSTNode | None:
     return None
 
 
-class UnusedDefinitionsPass:
+class UnusedDefinitionsPass(EditPass):
     """Delete imports, functions, classes and single-name assignments that are never referenced."""
 
     name = "cleanup"
@@ -72,9 +72,6 @@ class UnusedDefinitionsPass:
             return [alias for alias in node.names if _bound_name(alias) == name]
         statement = _binding_statement(node, parents)
         return [statement] if statement is not None else []
-
-    def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
-        return remove_nodes(module, (edit.node for edit in edits))
 
 
 def _preorder(module: cst.Module) -> list[cst.CSTNode]:

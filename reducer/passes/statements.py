@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from reducer.passes.base import Edit, remove_nodes
+from reducer.passes.base import Edit, EditPass
 
 _CLAUSES = (cst.Else, cst.Finally, cst.ExceptHandler)
 
@@ -39,11 +39,7 @@ class _Collector(cst.CSTVisitor):
         pass
 
 
-def _is_only_pass(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.SimpleStatementLine) and all(isinstance(s, cst.Pass) for s in node.body)
-
-
-class StatementPass:
+class StatementPass(EditPass):
     """Delete statements (module, function and class bodies, if/else, loops, with, try) and clauses."""
 
     name = "statements"
@@ -51,7 +47,6 @@ class StatementPass:
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         collector = _Collector()
         module.visit(collector)
-        return [Edit(node) for node in collector.nodes if not _is_only_pass(node)]
-
-    def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
-        return remove_nodes(module, (edit.node for edit in edits))
+        # A lone `pass` is listed too: where its block has other statements it can go (where it is the
+        # only one, removing it gives the same program back, which the engine skips without running).
+        return [Edit(node) for node in collector.nodes]

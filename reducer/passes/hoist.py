@@ -1,0 +1,167 @@
+"""Replace expressions by their parts, and compound statements by their bodies.
+
+Expressions: a call by one of its arguments (`jnp.tanh(x @ w)` -> `x @ w`), a binary or boolean operation by
+an operand, `-x` by `x`, `a[i]` and `x.T` by `a` and `x`, `a if c else b` by `a` or `b`, a comparison by its
+left side. Statements: `if`/`else` by one branch, a `for` or `while` loop by one pass of its body (binding the
+loop variable to the first item), `with ... as v` by `v = ...` and its body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
+
+from reducer.passes.base import Edit, EditPass
+from reducer.passes.names import fit, import_aliases
+
+
+def _statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    return [cst.SimpleStatementLine(list(suite.body))]  # type: ignore[attr-defined]
+
+
+def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+
+
+def _first_item(iterable: cst.BaseExpression) -> cst.BaseExpression:
+    # [a, b] starts with a, range(a, ...) with a, range(n) with 0; anything else: next(iter(...)).
+    if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
+        first = iterable.elements[0]
+        if isinstance(first, cst.Element):
+            return first.value
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range":
+        positional = [a for a in iterable.args if a.keyword is None and not a.star]
+        if len(positional) >= 2:
+            return positional[0].value
+        if len(positional) == 1:
+            return cst.Integer("0")
+    return cst.Call(cst.Name("next"), [cst.Arg(cst.Call(cst.Name("iter"), [cst.Arg(iterable)]))])
+
+
+def _is_name(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _first_elements(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    if isinstance(node, (cst.List, cst.Tuple)) and node.elements and isinstance(node.elements[0], cst.Element):
+        return [node.elements[0].value]
+    return []
+
+
+def _dict_entry(node: cst.Subscript) -> list[cst.BaseExpression]:
+    """`{"a": x}["a"]` -> [x]."""
+    if not isinstance(node.value, cst.Dict) or len(node.slice) != 1:
+        return []
+    index = node.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
+        return []
+    for element in node.value.elements:
+        if (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                and element.key.evaluated_value == index.value.evaluated_value):
+            return [element.value]
+    return []
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider)
+
+    def __init__(self, module: cst.Module):
+        super().__init__()
+        self.modules = set(import_aliases(module))  # names bound to imported modules or objects
+        self.edits: list[Edit] = []
+
+    def _loads(self, node: cst.CSTNode) -> bool:
+        return self.get_metadata(ExpressionContextProvider, node, ExpressionContext.LOAD) is ExpressionContext.LOAD
+
+    def _offer(self, node: cst.BaseExpression, parts: Sequence[cst.BaseExpression]) -> None:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        for part in parts:
+            self.edits.append(Edit(node, fit(parent, part)))
+
+    # -- expressions ---------------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        parts = [arg.value for arg in node.args if not arg.star]
+        func = node.func
+        if _is_name(func, "next") and len(parts) == 1 and isinstance(parts[0], cst.Call) and _is_name(parts[0].func, "iter"):
+            parts = [*_first_elements(parts[0].args[0].value), *parts]  # next(iter([a, b])) -> a
+        if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in self.modules):
+            parts.insert(0, func.value)  # x.astype(t) -> x, the receiver of a method call
+        self._offer(node, parts)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._offer(node, [node.left, node.right])
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._offer(node, [node.left, node.right])
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if not isinstance(node.expression, (cst.Integer, cst.Float)):
+            self._offer(node, [node.expression])
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._offer(node, [node.left])
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        if len(node.elements) == 1 and self._loads(node):
+            self._offer(node, _first_elements(node))
+
+    def visit_List(self, node: cst.List) -> None:
+        if len(node.elements) == 1 and self._loads(node):
+            self._offer(node, _first_elements(node))
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._offer(node, [cst.List([cst.Element(node.elt)])])  # one item instead of a loop
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._offer(node, [node.body, node.orelse])
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._loads(node):
+            self._offer(node, [*_dict_entry(node), node.value])
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        called = isinstance(parent, cst.Call) and parent.func is node
+        on_module = isinstance(node.value, cst.Name) and node.value.value in self.modules
+        if self._loads(node) and not called and not on_module and not isinstance(node.value, cst.Attribute):
+            self._offer(node, [node.value])
+
+    # -- statements ----------------------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.edits.append(Edit(node, cst.Expr(node.value)))  # keep the computation, drop the names
+
+    def visit_If(self, node: cst.If) -> None:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, cst.If):
+            return  # an elif: collapsed with its `if`
+        self.edits.append(Edit(node, cst.FlattenSentinel(_statements(node.body))))
+        if isinstance(node.orelse, cst.Else):
+            self.edits.append(Edit(node, cst.FlattenSentinel(_statements(node.orelse.body))))
+
+    def visit_For(self, node: cst.For) -> None:
+        first = _assign(node.target, _first_item(node.iter))  # type: ignore[arg-type]
+        self.edits.append(Edit(node, cst.FlattenSentinel([first, *_statements(node.body)])))
+
+    def visit_While(self, node: cst.While) -> None:
+        self.edits.append(Edit(node, cst.FlattenSentinel(_statements(node.body))))
+
+    def visit_With(self, node: cst.With) -> None:
+        bindings = [_assign(item.asname.name, item.item) for item in node.items  # type: ignore[arg-type]
+                    if item.asname is not None]
+        self.edits.append(Edit(node, cst.FlattenSentinel([*bindings, *_statements(node.body)])))
+
+
+class HoistPass(EditPass):
+    """Replace an expression by one of its sub-expressions, or a compound statement by its body."""
+
+    name = "hoist"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        collector = _Collector(module)
+        wrapper.visit(collector)
+        return collector.edits

@@ -1,0 +1,444 @@
+"""Inline user functions, lambdas, constants, aliases and config-dict lookups at their uses.
+
+Inlining is what lets a repro collapse from "helpers calling helpers" into straight-line JAX code: after a
+call is replaced by the function's body, the cleanup pass drops the dead definition and the statement pass
+can delete what the bug does not need. Edits:
+
+* `y = f(a, b)` (or `f(a, b)` / `return f(a, b)` as a statement) becomes `p = a; q = b; <body>; y = <ret>`
+  when `f` has one exit, its last statement; locals of `f` that the caller also uses are renamed;
+* a call of a function or lambda whose body is one expression becomes that expression with the arguments
+  substituted (parenthesised as needed);
+* `NAME = <literal>` or `alias = other_name` (bound once in its scope) is substituted at every use;
+* `CFG["key"]` becomes the value of that key when `CFG` is a dict literal bound once and never mutated.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
+
+import dataclasses
+
+from reducer.passes.base import Edit, EditPass, apply_edits
+from reducer.passes.cleanup import UnusedDefinitionsPass
+from reducer.passes.names import fit, parenthesize
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class InlineEdit(Edit):
+    """An inlining; ``source`` names the definition it copies, dropped once nothing uses it."""
+
+    source: str = ""
+
+
+_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
+
+
+
+class _Substitute(cst.CSTTransformer):
+    """Replace loads of names by expressions (attribute names and keywords are not loads)."""
+
+    def __init__(self, mapping: dict[str, cst.BaseExpression]):
+        super().__init__()
+        self.mapping = mapping
+        self.stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        result = super().on_leave(original_node, updated_node)
+        self.stack.pop()
+        return result
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        replacement = self.mapping.get(original_node.value)
+        if replacement is None:
+            return updated_node
+        return fit(self.stack[-2] if len(self.stack) > 1 else None, replacement)
+
+    def leave_Attribute(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_Param(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(name=original_node.name)
+
+    def leave_FunctionDef(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(name=original_node.name)
+
+
+def substitute(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
+    return node.visit(_Substitute(mapping)) if mapping else node
+
+
+def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
+    """Every identifier used in ``node`` (outside ``skip``)."""
+    found: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def on_visit(self, inner: cst.CSTNode) -> bool:
+            return inner is not skip and super().on_visit(inner)
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Names())
+    return found
+
+
+def _body_statements(func: cst.FunctionDef) -> list[cst.BaseStatement]:
+    body = func.body
+    statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(list(body.body))]
+    first = statements[0] if statements else None
+    if (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr)
+            and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))):
+        statements = statements[1:]  # the docstring
+    return statements
+
+
+def _single_return(statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Return):
+            return small.value or cst.Name("None")
+    return None
+
+
+def _has_inner_exit(statements: Sequence[cst.BaseStatement]) -> bool:
+    """Whether a return, yield, global or nonlocal occurs (outside nested functions and lambdas)."""
+    found = False
+
+    class _Exits(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            nonlocal found
+            found = True
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            nonlocal found
+            found = True
+
+        def visit_Global(self, node: cst.Global) -> None:
+            nonlocal found
+            found = True
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            nonlocal found
+            found = True
+
+    for statement in statements:
+        statement.visit(_Exits())
+    return found
+
+
+def bind_arguments(params: cst.Parameters, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+    """Parameter name -> argument expression for a simple call, or None if it cannot be matched statically."""
+    star = params.star_arg if isinstance(params.star_arg, cst.Param) else None
+    if params.star_kwarg is not None or (params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) and star is None):
+        return None
+    if any(arg.star for arg in call.args):
+        return None
+    ordered = [*params.posonly_params, *params.params]
+    bound: dict[str, cst.BaseExpression] = {}
+    positional = [a for a in call.args if a.keyword is None]
+    if star is not None:  # *args collects the extra positional arguments into a tuple
+        extra = positional[len(ordered):]
+        elements = [cst.Element(a.value) for a in extra]
+        if len(elements) == 1:
+            elements = [elements[0].with_changes(comma=cst.Comma())]  # (x,) stays a tuple
+        bound[star.name.value] = cst.Tuple(elements)
+        positional = positional[: len(ordered)]
+    if len(positional) > len(ordered):
+        return None
+    for param, arg in zip(ordered, positional):
+        bound[param.name.value] = arg.value
+    by_name = {p.name.value: p for p in [*ordered, *params.kwonly_params]}
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in by_name or arg.keyword.value in bound:
+                return None
+            bound[arg.keyword.value] = arg.value
+    for name, param in by_name.items():
+        if name not in bound:
+            if param.default is None:
+                return None
+            bound[name] = param.default
+    return bound
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (ParentNodeProvider, ScopeProvider)
+
+    def __init__(self, module: cst.Module):
+        super().__init__()
+        self.module = module
+        self.edits: list[Edit] = []
+        self.fresh = itertools.count(1)
+
+    # -- calls --------------------------------------------------------------------------------------
+    def _callee(self, func: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
+        """The undecorated def or lambda that a called name is bound to, if it is bound exactly once."""
+        if not isinstance(func, cst.Name):
+            return None
+        scope = self.get_metadata(ScopeProvider, func, None)
+        if scope is None:
+            return None
+        assignments = list(scope[func.value])
+        if len(assignments) != 1:
+            return None
+        node = getattr(assignments[0], "node", None)
+        if isinstance(node, cst.FunctionDef):
+            return None if node.decorators else node
+        if isinstance(node, cst.Name):
+            target = self.get_metadata(ParentNodeProvider, node, None)
+            assign = self.get_metadata(ParentNodeProvider, target, None) if target is not None else None
+            if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Lambda):
+                return assign.value
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        function = self._callee(node.func)
+        if function is None or self._inside(node, function):
+            return  # not a user function, or a recursive call
+        bound = bind_arguments(function.params, node)
+        if bound is None:
+            return
+        self.current = node.func.value  # type: ignore[union-attr]
+        if isinstance(function, cst.Lambda):
+            self._inline_expression(node, function.body, bound)
+            return
+        statements = _body_statements(function)
+        if len(statements) == 1 and _single_return(statements[0]) is not None:
+            self._inline_expression(node, _single_return(statements[0]), bound)  # type: ignore[arg-type]
+        else:
+            self._inline_statements(node, function, statements, bound)
+
+    def _inside(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+        current = node
+        while current is not None:
+            if current is ancestor:
+                return True
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        return False
+
+    def _caller_names(self, node: cst.CSTNode, callee: cst.FunctionDef) -> set[str]:
+        """Names used anywhere in the function (or module) that contains ``node``, except in ``callee``."""
+        current = self.get_metadata(ParentNodeProvider, node, None)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        if isinstance(current, cst.Module):  # module level: what its own statements use, not function bodies
+            return set().union(*(names_in(s) if not isinstance(s, (cst.FunctionDef, cst.ClassDef)) else {s.name.value}
+                                 for s in current.body))
+        return names_in(current, skip=callee) if current is not None else set()
+
+    def _fits(self, node: cst.CSTNode, replacement: cst.BaseExpression) -> cst.BaseExpression:
+        """``replacement`` for ``node``, parenthesised only where its parent binds tighter."""
+        return fit(self.get_metadata(ParentNodeProvider, node, None), replacement)
+
+    def _inline_expression(self, call: cst.Call, expr: cst.BaseExpression, bound: dict[str, cst.BaseExpression]) -> None:
+        free = names_in(expr) - set(bound)
+        caller_scope = self.get_metadata(ScopeProvider, call, None)
+        if caller_scope is not None and any(name in caller_scope.assignments and not _is_global(caller_scope, name)
+                                            for name in free):
+            return  # a free name of the function would mean something else at the call site
+        mapping = dict(bound)
+        self.edits.append(InlineEdit(call, self._fits(call, substitute(expr, mapping)), source=self.current))
+
+    def _inline_statements(self, call: cst.Call, function: cst.FunctionDef, statements: list[cst.BaseStatement],
+                           bound: dict[str, cst.BaseExpression]) -> None:
+        if not statements:
+            return
+        result = _single_return(statements[-1])
+        body = statements[:-1] if result is not None else statements
+        if _has_inner_exit(body):
+            return
+        line, small = self._statement_of(call)
+        if line is None:
+            return
+        caller = self._caller_names(line, function) - {function.name.value}
+        locals_ = _assigned_names(body) | set(bound)
+        renames = {name: cst.Name(f"{name}_{next(self.fresh)}") for name in sorted(locals_ & caller)
+                   if not (isinstance(bound.get(name), cst.Name) and bound[name].value == name)}  # type: ignore[union-attr]
+        new: list[cst.BaseStatement] = []
+        for name, value in bound.items():
+            target = renames.get(name, cst.Name(name))
+            if isinstance(value, cst.Name) and value.value == target.value:
+                continue
+            new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
+        new.extend(substitute(statement, renames) for statement in body)  # type: ignore[misc]
+        if result is not None:
+            value = substitute(result, renames)
+            if isinstance(small, cst.Assign):
+                new.append(cst.SimpleStatementLine([small.with_changes(value=value)]))
+            elif isinstance(small, cst.Return):
+                new.append(cst.SimpleStatementLine([cst.Return(value)]))  # type: ignore[arg-type]
+            else:
+                new.append(cst.SimpleStatementLine([cst.Expr(value)]))  # type: ignore[arg-type]
+        if not new:
+            new.append(cst.SimpleStatementLine([cst.Pass()]))
+        self.edits.append(InlineEdit(line, cst.FlattenSentinel(new), source=self.current))
+
+    def _statement_of(self, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
+        """The one-statement line whose whole value is ``call`` (`y = f(x)`, `f(x)`, `return f(x)`)."""
+        small = self.get_metadata(ParentNodeProvider, call, None)
+        if not isinstance(small, (cst.Expr, cst.Assign, cst.Return)) or getattr(small, "value", None) is not call:
+            return None, None
+        line = self.get_metadata(ParentNodeProvider, small, None)
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None, None
+        return line, small
+
+    # -- constants, aliases and config dicts --------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        name = node.targets[0].target.value
+        scope = self.get_metadata(ScopeProvider, node, None)
+        if scope is None or len(scope.assignments[name]) != 1:
+            return
+        (assignment,) = scope.assignments[name]
+        uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
+        if not uses:
+            return
+        value = node.value
+        if isinstance(value, (*_LITERALS, cst.Name)) or _is_literal_tuple(value):
+            self.edits.append(_replace_all(uses, value, name))
+        elif isinstance(value, cst.Dict):
+            self._inline_dict_lookups(uses, value, name)
+        if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and self._same_function(node, uses[0]):
+            # A variable used once: its value moves to the use (a function's steps collapse into one
+            # expression, which then inlines at its call sites).
+            self.edits.append(InlineEdit(uses[0], self._fits(uses[0], value), source=name))
+
+    def _same_function(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        return self.get_metadata(ScopeProvider, a, None) is self.get_metadata(ScopeProvider, b, None)
+
+    def _inline_dict_lookups(self, uses: list[cst.Name], value: cst.Dict, name: str) -> None:
+        entries = {}
+        for element in value.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                entries[element.key.evaluated_value] = element.value
+        changes = []
+        for use in uses:
+            parent = self.get_metadata(ParentNodeProvider, use, None)
+            if not isinstance(parent, cst.Subscript) or parent.value is not use or len(parent.slice) != 1:
+                continue
+            index = parent.slice[0].slice
+            if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
+                continue
+            if index.value.evaluated_value not in entries or self._is_store(parent):
+                return  # a key we do not know or a mutation: the dict is not a constant
+            changes.append((parent, self._fits(parent, entries[index.value.evaluated_value])))
+        if changes:
+            (node, replacement), *extra = changes
+            self.edits.append(InlineEdit(node, replacement, tuple(extra), source=name))
+
+    def _is_store(self, subscript: cst.Subscript) -> bool:
+        parent = self.get_metadata(ParentNodeProvider, subscript, None)
+        return isinstance(parent, (cst.AssignTarget, cst.AugAssign)) or isinstance(parent, cst.Del)
+
+
+def _is_global(scope, name: str) -> bool:
+    from libcst.metadata import GlobalScope
+
+    return isinstance(scope, GlobalScope)
+
+
+def _is_literal_tuple(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Tuple) and all(isinstance(e.value, _LITERALS) for e in value.elements)
+
+
+def _replace_all(uses: list[cst.Name], value: cst.BaseExpression, name: str) -> Edit:
+    value = parenthesize(value) if not isinstance(value, cst.Tuple) else value.with_changes(
+        lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    first, *rest = uses
+    return InlineEdit(first, value, tuple((use, value) for use in rest), source=name)
+
+
+def _simple_assignments(statement: cst.CSTNode):
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                yield small.targets[0].target.value, small.value
+
+
+def _assigned_names(statements: Sequence[cst.BaseStatement]) -> set[str]:
+    found: set[str] = set()
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.update(names_in(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.update(names_in(node.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.update(names_in(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            found.update(names_in(node.target))
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            found.update(names_in(node.name))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            found.add(node.name.value)
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            found.add(node.name.value)
+            return False
+
+    for statement in statements:
+        statement.visit(_Targets())
+    return found
+
+
+class InlinePass(EditPass):
+    """Replace calls of user functions, and uses of constants and aliases, by what they stand for.
+
+    An inlined definition that nothing uses any more is dropped in the same candidate, so inlining the
+    only call of a function makes the program smaller (the engine accepts only smaller programs). For a
+    definition used in several places, an edit that inlines all of them at once comes first.
+    """
+
+    name = "inline"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        collector = _Collector(module)
+        wrapper.visit(collector)
+        by_source: dict[str, list[InlineEdit]] = {}
+        for edit in collector.edits:
+            by_source.setdefault(edit.source, []).append(edit)  # type: ignore[arg-type]
+        together = [
+            InlineEdit(group[0].node, group[0].replacement,
+                       tuple(change for edit in group for change in edit.changes())[1:], source=source)
+            for source, group in by_source.items() if len(group) > 1
+        ]
+        return [*together, *collector.edits]
+
+    def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
+        inlined = apply_edits(module, edits)
+        sources = {getattr(edit, "source", "") for edit in edits}
+        dead = [edit for edit in UnusedDefinitionsPass().edits(inlined) if _defines(edit.node, sources)]
+        return apply_edits(inlined, dead) if dead else inlined
+
+
+def _defines(node: cst.CSTNode, names: set[str]) -> bool:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return node.name.value in names
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, cst.Name) and t.target.value in names for t in node.targets)
+    return False

@@ -1,0 +1,132 @@
+"""Shrink literals and shapes: fewer elements and arguments, smaller numbers, simpler dtypes.
+
+* Integers shrink toward 1 and 0 by halving (the pass reruns until nothing changes, so 512 takes about
+  nine steps); equal integers across the program are tried together first, and to 2 rather than 1, so a
+  model's `hidden = 512` everywhere becomes 2 in one test without turning every axis into a broadcastable 1.
+* Floats become 1.0 or 0.0, strings "" (not dict keys or subscripts, which must keep matching).
+* Elements of lists, tuples, sets and dicts go one by one (a shape tuple loses axes), and so do call
+  arguments (keyword arguments first).
+* Dtypes simplify: bfloat16, float16 and float64 become float32; int64 becomes int32; complex128 complex64.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
+
+from reducer.passes.base import REMOVE, Edit, EditPass
+
+SIMPLER_DTYPES = {"bfloat16": "float32", "float16": "float32", "float64": "float32", "int64": "int32",
+                  "complex128": "complex64"}
+
+
+def _int_value(node: cst.Integer) -> int | None:
+    try:
+        return int(node.value.replace("_", ""), 0)
+    except ValueError:
+        return None
+
+
+def smaller_ints(value: int) -> list[int]:
+    """Candidates for an integer, most aggressive first."""
+    if value <= 0:
+        return []
+    if value == 1:
+        return [0]
+    half = value // 2
+    return [1] + ([half] if half > 1 else [])
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.grouped: list[Edit] = []
+        self.edits: list[Edit] = []
+        self.ints: dict[int, list[cst.Integer]] = defaultdict(list)
+
+    def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.get_metadata(ParentNodeProvider, node, None)
+
+    def _is_store(self, node: cst.CSTNode) -> bool:
+        return self.get_metadata(ExpressionContextProvider, node, None) in (ExpressionContext.STORE,
+                                                                           ExpressionContext.DEL)
+
+    def visit_Integer(self, node: cst.Integer) -> None:
+        value = _int_value(node)
+        if value is None:
+            return
+        self.ints[value].append(node)
+        for smaller in smaller_ints(value):
+            self.edits.append(Edit(node, cst.Integer(str(smaller))))
+
+    def visit_Float(self, node: cst.Float) -> None:
+        try:
+            value = float(node.value.replace("_", ""))
+        except ValueError:
+            return
+        for simple in ("1.0", "0.0"):
+            if value != float(simple):
+                self.edits.append(Edit(node, cst.Float(simple)))
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        parent = self._parent(node)
+        if isinstance(parent, (cst.DictElement, cst.Index, cst.Expr)) or node.value in ('""', "''"):
+            return
+        if "b" in node.prefix.lower():
+            self.edits.append(Edit(node, cst.SimpleString('b""')))
+        else:
+            self.edits.append(Edit(node, cst.SimpleString('""')))
+
+    def _elements(self, node: cst.CSTNode, elements: Sequence[cst.CSTNode]) -> None:
+        if self._is_store(node):
+            return
+        for element in elements:
+            self.edits.append(Edit(element, REMOVE))
+
+    def visit_List(self, node: cst.List) -> None:
+        self._elements(node, node.elements)
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        self._elements(node, node.elements)
+
+    def visit_Set(self, node: cst.Set) -> None:
+        if len(node.elements) > 1:  # an empty `{}` would be a dict
+            self._elements(node, node.elements)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        self._elements(node, node.elements)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        keywords = [a for a in node.args if a.keyword is not None]
+        positional = [a for a in node.args if a.keyword is None]
+        for arg in [*keywords, *positional]:
+            self.edits.append(Edit(arg, REMOVE))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        simpler = SIMPLER_DTYPES.get(node.attr.value)
+        if simpler is not None and not self._is_store(node):
+            self.edits.append(Edit(node.attr, cst.Name(simpler)))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for value, nodes in sorted(self.ints.items(), key=lambda item: -item[0]):
+            if value > 2 and len(nodes) > 1:
+                replacement = cst.Integer("2")
+                first, *rest = nodes
+                self.grouped.append(Edit(first, replacement, tuple((n, replacement) for n in rest)))
+
+
+class LiteralPass(EditPass):
+    """Shrink numbers, strings, shapes, containers, argument lists and dtypes."""
+
+    name = "literals"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        collector = _Collector()
+        wrapper.visit(collector)
+        return [*collector.grouped, *collector.edits]

@@ -1,0 +1,71 @@
+"""Resolving what a dotted name refers to through the module's imports: `jnp.ones` -> `jax.numpy.ones`."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+
+def import_aliases(module: cst.Module) -> dict[str, str]:
+    """Local name -> qualified module or object, from the module's top-level imports."""
+    aliases: dict[str, str] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    full = get_full_name_for_node(alias.name) or ""
+                    if alias.asname is not None:
+                        aliases[get_full_name_for_node(alias.asname.name) or ""] = full
+                    else:
+                        aliases[full.split(".")[0]] = full.split(".")[0]
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+                if isinstance(small.names, cst.ImportStar):
+                    continue
+                base = get_full_name_for_node(small.module) or ""
+                for alias in small.names:
+                    name = get_full_name_for_node(alias.name) or ""
+                    local = get_full_name_for_node(alias.asname.name) if alias.asname else name
+                    aliases[local or name] = f"{base}.{name}"
+    return aliases
+
+
+def qualified_name(node: cst.CSTNode, aliases: dict[str, str]) -> str:
+    """`jnp.ones` -> `jax.numpy.ones` given `import jax.numpy as jnp`; '' for non-names."""
+    full = get_full_name_for_node(node)
+    if not full:
+        return ""
+    head, _, rest = full.partition(".")
+    base = aliases.get(head, head)
+    return f"{base}.{rest}" if rest else base
+
+
+def last_part(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString,
+           cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString, cst.FormattedString)
+
+
+def parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` wrapped in parentheses unless it binds tighter than any operator around it."""
+    if isinstance(expr, _ATOMIC) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+# Parents in which any expression can stand without parentheses.
+LOOSE_PARENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Arg, cst.Expr, cst.Element,
+                 cst.DictElement, cst.Index, cst.SubscriptElement, cst.For, cst.If, cst.While, cst.WithItem,
+                 cst.CompFor, cst.CompIf)
+
+
+def fit(parent: cst.CSTNode | None, expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` as a child of ``parent``: bare where the parent allows it, else parenthesised."""
+    if isinstance(expr, (cst.Tuple, cst.GeneratorExp)):  # bare, these mean something else in an argument list
+        return expr if expr.lpar else expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    if isinstance(parent, LOOSE_PARENTS):
+        return expr.with_changes(lpar=[], rpar=[]) if expr.lpar else expr
+    return parenthesize(expr)

@@ -1,0 +1,72 @@
+"""Remove function parameters nothing reads, together with the matching argument at every call site.
+
+Only for functions whose every use is a direct call by name, so each call site can be found and edited:
+a function handed to `jax.jit` or `vmap` keeps its signature (unwrapping it first makes it eligible).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
+
+from reducer.passes.base import REMOVE, Edit, EditPass
+
+
+def _matching_argument(call: cst.Call, name: str, index: int | None) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional):
+        return None
+    if index is not None and index < len(positional):
+        return positional[index]
+    return None
+
+
+class UnusedParametersPass(EditPass):
+    """Delete unread parameters of directly called functions, and their arguments."""
+
+    name = "params"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        scopes = wrapper.resolve(ScopeProvider)
+        parents = wrapper.resolve(ParentNodeProvider)
+        edits: list[Edit] = []
+        for node, scope in scopes.items():
+            if not isinstance(node, cst.FunctionDef) or scope is None:
+                continue
+            calls = self._call_sites(node, scope, parents)
+            if calls is None:
+                continue
+            body_scope = scopes.get(node.body)
+            if body_scope is None:
+                continue
+            positional = [*node.params.posonly_params, *node.params.params]
+            for param in [*positional, *node.params.kwonly_params]:
+                name = param.name.value
+                if name in ("self", "cls") or any(a.references for a in body_scope.assignments[name]):
+                    continue
+                index = positional.index(param) if param in positional else None
+                args = [_matching_argument(call, name, index) for call in calls]
+                if any(arg is None for arg in args) and param.default is None:
+                    continue  # some call site passes it in a way we cannot edit
+                edits.append(Edit(param, REMOVE, tuple((arg, REMOVE) for arg in args if arg is not None)))
+        return edits
+
+    @staticmethod
+    def _call_sites(function: cst.FunctionDef, scope, parents) -> list[cst.Call] | None:
+        """Every call of ``function`` by name, or None if it is used any other way (or bound twice)."""
+        assignments = [a for a in scope.assignments[function.name.value]]
+        if len(assignments) != 1 or assignments[0].node is not function:
+            return None
+        calls = []
+        for reference in assignments[0].references:
+            call = parents.get(reference.node)
+            if not isinstance(call, cst.Call) or call.func is not reference.node:
+                return None
+            calls.append(call)
+        return calls

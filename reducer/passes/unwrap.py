@@ -1,0 +1,132 @@
+"""Unwrap JAX transformations and control flow: `jax.jit(f)` -> `f`, `lax.cond(p, t, f, x)` -> `t(x)`, ...
+
+A JAX repro rarely needs every transformation it passes through; each one that can go makes the repro
+easier to read (and often names the transformation that matters). Edits:
+
+* a call of a function transformation (`jit`, `vmap`, `grad`, `checkpoint`, `custom_vjp`, ...) or of
+  `partial(transformation, ...)` becomes its function argument, so `jax.jit(f)(x)` becomes `f(x)`;
+* any decorator can go; dropping `@custom_vjp`/`@custom_jvp` also drops the `f.defvjp(...)` lines it needs;
+* `lax.cond(p, t, f, *ops)` becomes `t(*ops)` or `f(*ops)`; `lax.switch(i, [a, b], *ops)` one branch;
+  `fori_loop(lo, hi, body, init)` becomes `body(lo, init)`; `while_loop(c, body, init)` becomes
+  `body(init)`; `scan(f, init, xs)` becomes `f(init, xs[0])`; `lax.map(f, xs)` becomes `f(xs[0])`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.names import import_aliases, last_part, parenthesize, qualified_name
+
+TRANSFORMS = {
+    "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",
+    "remat", "named_call", "custom_jvp", "custom_vjp", "shard_map", "xmap", "linearize_fn", "vectorize",
+}
+_PARTIALS = {"functools.partial", "partial"}
+
+
+def _is_transform(name: str) -> bool:
+    return (name.startswith("jax") or "." not in name) and last_part(name) in TRANSFORMS
+
+
+def _positional(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def _call(func: cst.BaseExpression, args: Sequence[cst.BaseExpression | cst.Arg]) -> cst.Call:
+    built = [a if isinstance(a, cst.Arg) else cst.Arg(a) for a in args]
+    built = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in built]
+    return cst.Call(func=parenthesize(func), args=built)
+
+
+def _first(expr: cst.BaseExpression) -> cst.Subscript:
+    return cst.Subscript(value=parenthesize(expr), slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, module: cst.Module):
+        super().__init__()
+        self.aliases = import_aliases(module)
+        self.module = module
+        self.edits: list[Edit] = []
+
+    def name_of(self, node: cst.CSTNode) -> str:
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return ""
+        return qualified_name(node, self.aliases)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.name_of(node.func)
+        args = _positional(node)
+        if _is_transform(name) and args:
+            self.edits.append(Edit(node, args[0].value))  # jax.jit(f, ...) -> f
+        elif isinstance(node.func, cst.Call) and self.name_of(node.func.func) in _PARTIALS:
+            inner = _positional(node.func)
+            if inner and _is_transform(self.name_of(inner[0].value)) and args:
+                self.edits.append(Edit(node, args[0].value))  # partial(jax.jit, ...)(f) -> f
+        self._control_flow(node, last_part(name) if name.startswith("jax") else "", args)
+
+    def _control_flow(self, node: cst.Call, op: str, args: list[cst.Arg]) -> None:
+        values = [a.value for a in args]
+        if op == "cond" and len(values) >= 3:
+            for branch in values[1:3]:
+                self.edits.append(Edit(node, _call(branch, args[3:])))
+        elif op == "switch" and len(values) >= 2 and isinstance(values[1], (cst.List, cst.Tuple)):
+            for element in values[1].elements:
+                self.edits.append(Edit(node, _call(element.value, args[2:])))
+        elif op == "fori_loop" and len(values) == 4:
+            self.edits.append(Edit(node, _call(values[2], [values[0], values[3]])))
+        elif op == "while_loop" and len(values) == 3:
+            self.edits.append(Edit(node, _call(values[1], [values[2]])))
+        elif op == "scan" and len(values) >= 3 and not _is_none(values[2]):
+            self.edits.append(Edit(node, _call(values[0], [values[1], _first(values[2])])))
+        elif op == "map" and len(values) == 2:
+            self.edits.append(Edit(node, _call(values[0], [_first(values[1])])))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for decorator in node.decorators:
+            extra: tuple = ()
+            target = decorator.decorator
+            base = target.func if isinstance(target, cst.Call) else target
+            if last_part(self.name_of(base)) in ("custom_vjp", "custom_jvp"):
+                extra = tuple((stmt, REMOVE) for stmt in _rule_statements(self.module, node.name.value))
+            self.edits.append(Edit(decorator, REMOVE, extra))
+
+
+def _is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _rule_statements(module: cst.Module, function: str) -> list[cst.CSTNode]:
+    """Statements such as `f.defvjp(fwd, bwd)` or `@f.defjvp` functions that attach rules to `function`."""
+    found: list[cst.CSTNode] = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            for small in node.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    name = get_full_name_for_node(small.value.func) or ""
+                    if name in (f"{function}.defvjp", f"{function}.defjvp", f"{function}.defjvps"):
+                        found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            for decorator in node.decorators:
+                if (get_full_name_for_node(decorator.decorator) or "") == f"{function}.defjvp":
+                    found.append(node)
+
+    module.visit(_Finder())
+    return found
+
+
+class UnwrapPass(EditPass):
+    """Replace transformed functions by the plain function and control flow by one body call."""
+
+    name = "unwrap"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        collector = _Collector(module)
+        module.visit(collector)
+        return collector.edits
