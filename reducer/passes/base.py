@@ -79,6 +79,9 @@ class _Rewriter(cst.CSTTransformer):
             if len(kept) < len(node.names):
                 self.import_names[id(node)] = kept  # set in leave_Import*, commas repaired
                 return False
+        if isinstance(node, cst.Tuple) and node.elements and all(id(e) in self.targets for e in node.elements):
+            self.replacements[id(node)] = cst.Tuple([])  # every element goes: `()`, which needs its brackets
+            return False
         if isinstance(node, cst.Try) and all(id(h) in self.targets for h in node.handlers):
             # No handler survives: the try goes, its body (and `else`) stay, `finally` too if kept.
             keep_finally = node.finalbody is not None and id(node.finalbody) not in self.targets

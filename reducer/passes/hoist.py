@@ -83,6 +83,9 @@ class _Collector(cst.CSTVisitor):
             self.edits.append(Edit(node, fit(parent, part)))
 
     # -- expressions ---------------------------------------------------------------------------------
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        return False  # quotes and braces inside f-strings are restricted: leave them alone
+
     def visit_Call(self, node: cst.Call) -> None:
         parts = [arg.value for arg in node.args if not arg.star]
         func = node.func

@@ -54,6 +54,9 @@ class _Substitute(cst.CSTTransformer):
         self.stack.pop()
         return result
 
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        return False  # substituting into an f-string could nest quotes Python 3.11 rejects
+
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         replacement = self.mapping.get(original_node.value)
         if replacement is None:
@@ -209,7 +212,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         function = self._callee(node.func)
-        if function is None or self._inside(node, function):
+        if function is None or self._inside(node, function) or self._in_fstring(node):
             return  # not a user function, or a recursive call
         bound = bind_arguments(function.params, node)
         if bound is None:
@@ -223,6 +226,14 @@ class _Collector(cst.CSTVisitor):
             self._inline_expression(node, _single_return(statements[0]), bound)  # type: ignore[arg-type]
         else:
             self._inline_statements(node, function, statements, bound)
+
+    def _in_fstring(self, node: cst.CSTNode) -> bool:
+        current = self.get_metadata(ParentNodeProvider, node, None)
+        while current is not None:
+            if isinstance(current, cst.FormattedString):
+                return True
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        return False
 
     def _inside(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
         current = node
@@ -309,7 +320,7 @@ class _Collector(cst.CSTVisitor):
             return
         (assignment,) = scope.assignments[name]
         uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
-        if not uses:
+        if not uses or any(self._in_fstring(use) for use in uses):
             return
         value = node.value
         if isinstance(value, (*_LITERALS, cst.Name)) or _is_literal_tuple(value):

@@ -56,6 +56,9 @@ class _Collector(cst.CSTVisitor):
         return self.get_metadata(ExpressionContextProvider, node, None) in (ExpressionContext.STORE,
                                                                            ExpressionContext.DEL)
 
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        return False  # quotes and braces inside f-strings are restricted: leave them alone
+
     def visit_Integer(self, node: cst.Integer) -> None:
         value = _int_value(node)
         if value is None:

@@ -49,6 +49,13 @@ _ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Fl
            cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString, cst.FormattedString)
 
 
+_EMPTY = cst.Module([])
+
+
+def parenthesize_always(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
 def parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
     """``expr`` wrapped in parentheses unless it binds tighter than any operator around it."""
     if isinstance(expr, _ATOMIC) or expr.lpar:
@@ -64,8 +71,12 @@ LOOSE_PARENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Arg, 
 
 def fit(parent: cst.CSTNode | None, expr: cst.BaseExpression) -> cst.BaseExpression:
     """``expr`` as a child of ``parent``: bare where the parent allows it, else parenthesised."""
+    if not expr.lpar and "\n" in _EMPTY.code_for_node(expr):
+        return parenthesize_always(expr)  # a multi-line expression needs brackets around it
     if isinstance(expr, (cst.Tuple, cst.GeneratorExp)):  # bare, these mean something else in an argument list
         return expr if expr.lpar else expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     if isinstance(parent, LOOSE_PARENTS):
         return expr.with_changes(lpar=[], rpar=[]) if expr.lpar else expr
+    if isinstance(parent, cst.Attribute) and isinstance(expr, (cst.Integer, cst.Float)) and not expr.lpar:
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `0.real` is not `(0).real`
     return parenthesize(expr)

@@ -85,7 +85,8 @@ EVERY_CONSTRUCT = textwrap.dedent(
 
 def sources() -> list[tuple[str, str]]:
     found = [("every_construct", EVERY_CONSTRUCT)]
-    for path in sorted(DATA.glob("*.py")) + sorted(CORPUS.glob("*.py")):
+    corpus = [p for p in sorted(CORPUS.glob("*.py")) if not p.name.endswith(".min.py")]
+    for path in sorted(DATA.glob("*.py")) + corpus[::3]:
         found.append((path.name, path.read_text()))
     return found
 
@@ -104,14 +105,14 @@ def test_every_candidate_parses(pass_, name, source):
     module = cst.parse_module(source)
     edits = pass_.edits(module)
     rng = random.Random(name)
-    for trial in range(20):
+    for trial in range(8):
         density = rng.random()
         subset = [edit for edit in edits if rng.random() < density]
         candidate = pass_.apply(module, subset)
         assert candidate is not None
         ast.parse(candidate.code)  # raises on invalid syntax
     # Single edits too, which the search tries last.
-    for edit in edits:
+    for edit in rng.sample(list(edits), min(len(edits), 25)):
         ast.parse(pass_.apply(module, [edit]).code)
 
 
