@@ -26,6 +26,21 @@ def _matching_argument(call: cst.Call, name: str, index: int | None) -> cst.Arg 
     return None
 
 
+def _name_uses(module: cst.Module) -> dict[str, int]:
+    """How often each identifier is used as a Name, except as the name of a def."""
+    counts: dict[str, int] = {}
+
+    class _Count(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            counts[node.name.value] = counts.get(node.name.value, 0) - 1
+
+        def visit_Name(self, node: cst.Name) -> None:
+            counts[node.value] = counts.get(node.value, 0) + 1
+
+    module.visit(_Count())
+    return counts
+
+
 class UnusedParametersPass(EditPass):
     """Delete unread parameters of directly called functions, and their arguments."""
 
@@ -35,13 +50,14 @@ class UnusedParametersPass(EditPass):
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes = wrapper.resolve(ScopeProvider)
         parents = wrapper.resolve(ParentNodeProvider)
+        uses = _name_uses(module)
         edits: list[Edit] = []
         for node, scope in scopes.items():
             if not isinstance(node, cst.FunctionDef) or scope is None:
                 continue
             calls = self._call_sites(node, scope, parents)
-            if calls is None:
-                continue
+            if calls is None or len(calls) != uses.get(node.name.value, 0):
+                continue  # some use of the name is not a call we found (e.g. one the scope analysis missed)
             body_scope = scopes.get(node.body)
             if body_scope is None:
                 continue

@@ -1,0 +1,161 @@
+"""The JAX-aware passes on small inputs: each edit's expected source."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from reducer.passes import HoistPass, InlinePass, LiteralPass, TidyPass, UnusedParametersPass, UnwrapPass
+
+
+def candidates(pass_, source: str) -> list[str]:
+    """The program after each single edit the pass lists, in order."""
+    module = cst.parse_module(textwrap.dedent(source))
+    return [pass_.apply(module, [edit]).code for edit in pass_.edits(module)]
+
+
+def all_at_once(pass_, source: str) -> str:
+    module = cst.parse_module(textwrap.dedent(source))
+    return pass_.apply(module, pass_.edits(module)).code
+
+
+def test_unwrap_transformations_and_decorators():
+    source = """
+    import jax
+    from functools import partial
+    @partial(jax.jit, static_argnums=1)
+    def f(x, n):
+        return x
+    y = jax.jit(jax.vmap(f, in_axes=(0, None)))(x, 2)
+    """
+    out = candidates(UnwrapPass(), source)
+    assert "def f(x, n):\n    return x\n" in out[0] and "@" not in out[0]
+    assert "y = jax.vmap(f, in_axes=(0, None))(x, 2)" in out[1]
+    assert "y = jax.jit(f)(x, 2)" in out[2]
+
+
+def test_unwrap_control_flow():
+    source = """
+    from jax import lax
+    a = lax.cond(p, lambda v: v + 1, lambda v: v - 1, x)
+    b = lax.fori_loop(0, 10, body, init)
+    c = lax.while_loop(cond, body, init)
+    d = lax.scan(step, carry, xs)
+    e = lax.switch(i, [f, g], x)
+    """
+    out = "\n".join(candidates(UnwrapPass(), source))
+    for expected in ("a = (lambda v: v + 1)(x)", "a = (lambda v: v - 1)(x)", "b = body(0, init)",
+                     "c = body(init)", "d = step(carry, xs[0])", "e = f(x)", "e = g(x)"):
+        assert expected in out
+
+
+def test_unwrap_custom_vjp_drops_its_rule_registration():
+    source = """
+    import jax
+    @jax.custom_vjp
+    def f(x):
+        return x
+    def fwd(x):
+        return x, None
+    def bwd(r, g):
+        return (g,)
+    f.defvjp(fwd, bwd)
+    """
+    (out,) = candidates(UnwrapPass(), source)
+    assert "custom_vjp" not in out and "defvjp" not in out
+
+
+def test_inline_single_expression_function_and_drop_its_definition():
+    source = """
+    import jax.numpy as jnp
+    def dense(p, x):
+        return jnp.dot(x, p["w"]) * x
+    y = dense(params, a + b)
+    """
+    (out,) = candidates(InlinePass(), source)
+    assert out == '\nimport jax.numpy as jnp\ny = jnp.dot(a + b, params["w"]) * (a + b)\n'
+
+
+def test_inline_statements_with_renaming():
+    source = """
+    def layer(x):
+        h = x * 2
+        return h + 1
+    def main():
+        h = 5
+        out = layer(h)
+        return out, h
+    """
+    out = candidates(InlinePass(), source)
+    inlined = next(o for o in out if "def layer" not in o)
+    assert "h_1 = x * 2" in inlined and "out = h_1 + 1" in inlined and "x = h" in inlined
+
+
+def test_inline_constants_and_config_lookups():
+    source = """
+    HIDDEN = 32
+    CFG = {"lr": 0.1, "steps": 3}
+    w = zeros((HIDDEN, HIDDEN))
+    for i in range(CFG["steps"]):
+        w = w * CFG["lr"]
+    """
+    out = all_at_once(InlinePass(), source)
+    assert "w = zeros((32, 32))" in out and "range(3)" in out and "w * 0.1" in out
+    assert "HIDDEN" not in out and "CFG" not in out
+
+
+def test_hoist_expressions_and_statements():
+    out = "\n".join(candidates(HoistPass(), """
+    y = jnp.tanh(x @ w)
+    if c:
+        a = 1
+    else:
+        a = 2
+    for i in range(3):
+        s = i
+    """))
+    for expected in ("y = x @ w", "y = jnp.tanh(x)\n", "y = jnp.tanh(w)\n", "jnp.tanh(x @ w)\n", "a = 1\nfor", "a = 2\nfor",
+                     "i = 0\ns = i"):
+        assert expected in out, expected
+
+
+def test_literals_shrink_numbers_shapes_and_dtypes():
+    source = """
+    a = jnp.ones((512, 512), dtype=jnp.bfloat16)
+    b = jnp.zeros(512) * 0.5
+    """
+    out = candidates(LiteralPass(), source)
+    assert "jnp.ones((2, 2), dtype=jnp.bfloat16)" in out[0] and "jnp.zeros(2)" in out[0]  # equal dims together
+    joined = "\n".join(out)
+    for expected in ("jnp.ones((1, 512)", "jnp.ones((256, 512)", "jnp.ones((512,)", "jnp.zeros(512) * 1.0",
+                     "dtype=jnp.float32", "jnp.ones((512, 512))", "b = jnp.zeros() * 0.5"):
+        assert expected in joined, expected
+
+
+def test_unused_parameters_go_with_their_arguments():
+    out = all_at_once(UnusedParametersPass(), """
+    def f(a, b, c=1):
+        return a
+    x = f(1, 2, c=3)
+    y = f(4, b=5)
+    jax.jit(g)(1)
+    def g(u, v):
+        return u
+    """)
+    assert "def f(a):" in out and "x = f(1)" in out and "y = f(4)" in out
+    assert "def g(u, v):" in out  # g is handed to jit: its call sites are not all visible
+
+
+def test_tidy_removes_comments_and_numbered_names():
+    out = all_at_once(TidyPass(), """
+    # header
+    import jax  # trailing
+
+
+    x_1 = 1
+    def f():
+        # inner
+        return x_1
+    """)
+    assert out == "import jax\nx = 1\n\ndef f():\n    return x\n"
