@@ -175,13 +175,16 @@ def main() -> None:
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     start = time.perf_counter()
-    rows = []
-    for path in programs(args.only):
+    rows: list[Row] = []
+    chosen = programs(args.only)
+    for path in chosen:
         print(path.name, flush=True)
         rows.append(measure(path, args))
-    text = report(rows, args, time.perf_counter() - start)
-    Path(args.results).write_text("# Corpus reduction results\n\n" + text + "\n")
-    Path(args.results).with_suffix(".json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1))
+        # Rewritten after every program, so an interrupted run still leaves honest partial results.
+        text = report(rows, args, time.perf_counter() - start)
+        partial = "" if len(rows) == len(chosen) else f"**Partial run: {len(rows)} of {len(chosen)} programs.**\n\n"
+        Path(args.results).write_text("# Corpus reduction results\n\n" + partial + text + "\n")
+        Path(args.results).with_suffix(".json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1))
     print(text)
 
 

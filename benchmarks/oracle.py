@@ -1,0 +1,70 @@
+"""Candidates per second: a fresh interpreter per candidate versus the warm pool, side by side in one run.
+
+    python benchmarks/oracle.py [--candidates 40]
+
+Two workloads: a small failing JAX repro (`jnp.ones((2, 3)) + jnp.ones((4, 5))`), and an empty candidate
+(`raise ValueError`), whose run time is pure per-candidate overhead. Each candidate is distinct (a numbered
+comment), so nothing is cached; the pool is warm before timing starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from reducer.oracle import FreshExecutor  # noqa: E402
+from reducer.pool import PoolExecutor  # noqa: E402
+
+REPRO = "import jax.numpy as jnp\njnp.ones((2, 3)) + jnp.ones((4, 5))\n"
+EMPTY = "raise ValueError('overhead only')\n"
+
+
+def measure(executor, source: str, count: int, jobs: int) -> tuple[float, float]:
+    """(candidates per second, median seconds per candidate) for ``count`` distinct candidates."""
+    candidates = [f"# candidate {i}\n{source}" for i in range(count)]
+    durations: list[float] = []
+
+    def one(candidate: str) -> None:
+        start = time.perf_counter()
+        outcome = executor.run(candidate, 60, threading.Event())
+        assert outcome.failed, outcome
+        durations.append(time.perf_counter() - start)
+
+    start = time.perf_counter()
+    with cf.ThreadPoolExecutor(max_workers=jobs) as threads:
+        list(threads.map(one, candidates))
+    return count / (time.perf_counter() - start), statistics.median(durations)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidates", type=int, default=40)
+    args = parser.parse_args()
+    fresh = FreshExecutor()
+    pools = {jobs: PoolExecutor(jobs) for jobs in (1, 2)}
+    rows = []
+    try:
+        for label, source in (("JAX repro", REPRO), ("empty (overhead)", EMPTY)):
+            fresh_rate, fresh_median = measure(fresh, source, max(8, args.candidates // 4), 1)
+            rows.append((label, "fresh interpreter, 1 job", fresh_rate, fresh_median, 1.0))
+            for jobs, pool in pools.items():
+                rate, median = measure(pool, source, args.candidates, jobs)
+                rows.append((label, f"warm pool, {jobs} job{'s' if jobs > 1 else ''}", rate, median, rate / fresh_rate))
+    finally:
+        for pool in pools.values():
+            pool.close()
+    print("| workload | executor | candidates/s | median s/candidate | vs fresh |")
+    print("|---|---|---|---|---|")
+    for label, executor, rate, median, ratio in rows:
+        print(f"| {label} | {executor} | {rate:.1f} | {median * 1000:.0f} ms | {ratio:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
