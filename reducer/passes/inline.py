@@ -118,27 +118,11 @@ def _has_inner_exit(statements: Sequence[cst.BaseStatement]) -> bool:
     found = False
 
     class _Exits(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Return(self, node: cst.Return) -> None:
+        def on_visit(self, node: cst.CSTNode) -> bool:
             nonlocal found
-            found = True
-
-        def visit_Yield(self, node: cst.Yield) -> None:
-            nonlocal found
-            found = True
-
-        def visit_Global(self, node: cst.Global) -> None:
-            nonlocal found
-            found = True
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            nonlocal found
-            found = True
+            if isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)):
+                found = True
+            return not isinstance(node, (cst.FunctionDef, cst.Lambda))
 
     for statement in statements:
         statement.visit(_Exits())
