@@ -9,6 +9,7 @@ without running anything).
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -210,8 +211,10 @@ class EditPass:
 
 
 def is_valid_python(source: str) -> bool:
-    try:
-        compile(source, "<candidate>", "exec")
-    except (SyntaxError, ValueError):
-        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. "'bool' object is not callable": the oracle will tell
+        try:
+            compile(source, "<candidate>", "exec")
+        except (SyntaxError, ValueError):
+            return False
     return True
