@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
+from libcst.metadata import GlobalScope, MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 import dataclasses
 
@@ -345,8 +345,6 @@ class _Collector(cst.CSTVisitor):
 
 
 def _is_global(scope, name: str) -> bool:
-    from libcst.metadata import GlobalScope
-
     return isinstance(scope, GlobalScope)
 
 

@@ -35,9 +35,6 @@ class _Collector(cst.CSTVisitor):
             self.nodes.append(node)  # an `elif` is an If in its parent's orelse: listed here too
         return True
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        pass
-
 
 class StatementPass(EditPass):
     """Delete statements (module, function and class bodies, if/else, loops, with, try) and clauses."""
