@@ -27,11 +27,7 @@ _UNCOUNTED_TOKENS = {
 
 def count_tokens(source: str) -> int:
     """Python tokens other than comments, newlines, indents and the end marker."""
-    try:
-        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-        return sum(1 for tok in tokens if tok.type not in _UNCOUNTED_TOKENS)
-    except (tokenize.TokenError, SyntaxError):
-        return len(source.split())
+    return Size.of(source).tokens
 
 
 def count_lines(source: str) -> int:
@@ -42,23 +38,15 @@ def count_lines(source: str) -> int:
 _COMPLEX_DTYPES = {"bfloat16", "float16", "float64", "int64", "complex128"}
 
 
-def literal_complexity(source: str) -> int:
-    """Tie-breaker between programs of equal length: integer magnitudes, floats other than 0.0 and 1.0,
-    and wide dtypes; so `(4, 4)` -> `(2, 2)` or `float64` -> `float32` counts as progress."""
-    total = 0
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.NUMBER:
-                try:
-                    value = int(tok.string.replace("_", ""), 0)
-                    total += min(abs(value), 1 << 20)
-                except ValueError:
-                    total += 0 if tok.string in ("0.0", "1.0", "0.", "1.") else 1
-            elif tok.type == tokenize.NAME and tok.string in _COMPLEX_DTYPES:
-                total += 1
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return total
+def _literal_weight(tok: tokenize.TokenInfo) -> int:
+    """Integer magnitudes, floats other than 0.0 and 1.0, and wide dtypes count; so `(4, 4)` -> `(2, 2)`
+    or `float64` -> `float32` is progress between programs of equal length."""
+    if tok.type == tokenize.NUMBER:
+        try:
+            return min(abs(int(tok.string.replace("_", ""), 0)), 1 << 20)
+        except ValueError:
+            return 0 if tok.string in ("0.0", "1.0", "0.", "1.") else 1
+    return 1 if tok.type == tokenize.NAME and tok.string in _COMPLEX_DTYPES else 0
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -71,7 +59,16 @@ class Size:
 
     @classmethod
     def of(cls, source: str) -> Size:
-        return cls(count_tokens(source), len(source), literal_complexity(source))
+        """Measured in one pass over the tokens (this runs for every candidate)."""
+        tokens = literals = 0
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+                if tok.type not in _UNCOUNTED_TOKENS:
+                    tokens += 1
+                    literals += _literal_weight(tok)
+        except (tokenize.TokenError, SyntaxError):
+            tokens = len(source.split())
+        return cls(tokens, len(source), literals)
 
 
 @dataclasses.dataclass

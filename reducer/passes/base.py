@@ -161,9 +161,9 @@ class _Rewriter(cst.CSTTransformer):
     def leave_Try(self, original_node, updated_node):  # type: ignore[override]
         if id(original_node) not in self.unwrap_try:
             return updated_node
-        body = list(_statements(updated_node.body))
+        body = block_statements(updated_node.body)
         if updated_node.orelse is not None:
-            body += _statements(updated_node.orelse.body)
+            body += block_statements(updated_node.orelse.body)
         if self.unwrap_try[id(original_node)]:
             return updated_node.with_changes(body=cst.IndentedBlock(body=body), handlers=(), orelse=None)
         # Without handlers or `finally` a try is invalid: its statements take its place.
@@ -178,7 +178,8 @@ def _without_trailing_comma(original_node, updated_node, field: str):
     return updated_node.with_changes(**{field: items})
 
 
-def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a block, a one-line suite (`if x: a; b`) becoming one statement line."""
     if isinstance(block, cst.IndentedBlock):
         return list(block.body)
     return [cst.SimpleStatementLine(body=list(block.body))]  # type: ignore[attr-defined]

@@ -13,14 +13,8 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
-from reducer.passes.base import Edit, EditPass
+from reducer.passes.base import Edit, EditPass, block_statements
 from reducer.passes.names import fit, import_aliases
-
-
-def _statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
-    if isinstance(suite, cst.IndentedBlock):
-        return list(suite.body)
-    return [cst.SimpleStatementLine(list(suite.body))]  # type: ignore[attr-defined]
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -141,21 +135,21 @@ class _Collector(cst.CSTVisitor):
         parent = self.get_metadata(ParentNodeProvider, node, None)
         if isinstance(parent, cst.If):
             return  # an elif: collapsed with its `if`
-        self.edits.append(Edit(node, cst.FlattenSentinel(_statements(node.body))))
+        self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.body))))
         if isinstance(node.orelse, cst.Else):
-            self.edits.append(Edit(node, cst.FlattenSentinel(_statements(node.orelse.body))))
+            self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.orelse.body))))
 
     def visit_For(self, node: cst.For) -> None:
         first = _assign(node.target, _first_item(node.iter))  # type: ignore[arg-type]
-        self.edits.append(Edit(node, cst.FlattenSentinel([first, *_statements(node.body)])))
+        self.edits.append(Edit(node, cst.FlattenSentinel([first, *block_statements(node.body)])))
 
     def visit_While(self, node: cst.While) -> None:
-        self.edits.append(Edit(node, cst.FlattenSentinel(_statements(node.body))))
+        self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.body))))
 
     def visit_With(self, node: cst.With) -> None:
         bindings = [_assign(item.asname.name, item.item) for item in node.items  # type: ignore[arg-type]
                     if item.asname is not None]
-        self.edits.append(Edit(node, cst.FlattenSentinel([*bindings, *_statements(node.body)])))
+        self.edits.append(Edit(node, cst.FlattenSentinel([*bindings, *block_statements(node.body)])))
 
 
 class HoistPass(EditPass):

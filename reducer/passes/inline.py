@@ -22,7 +22,7 @@ from libcst.metadata import GlobalScope, MetadataWrapper, ParentNodeProvider, Sc
 
 import dataclasses
 
-from reducer.passes.base import Edit, EditPass, apply_edits
+from reducer.passes.base import Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
 from reducer.passes.names import fit, parenthesize
 
@@ -96,8 +96,7 @@ def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
 
 
 def _body_statements(func: cst.FunctionDef) -> list[cst.BaseStatement]:
-    body = func.body
-    statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(list(body.body))]
+    statements = block_statements(func.body)
     first = statements[0] if statements else None
     if (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr)
             and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))):

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.passes.base import Edit
+from reducer.passes.inline import names_in
 
 
 class _Tidy(cst.CSTTransformer):
@@ -46,13 +47,7 @@ class _Rename(cst.CSTTransformer):
 
 def _numbered_renames(module: cst.Module) -> dict[str, str]:
     """`x_3` -> `x` for names that inlining numbered, where the plain name is free."""
-    names: set[str] = set()
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    module.visit(_Names())
+    names = names_in(module)
     renames: dict[str, str] = {}
     for name in sorted(names):
         match = re.fullmatch(r"(.+?)_\d+", name)
