@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from reducer.runner import CANDIDATE_ENV, outcome_from_json_file
+from reducer.runner import candidate_env as runner_env, outcome_from_json_file
 from reducer.signature import Kind, Outcome, Signature
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
@@ -51,8 +51,7 @@ class Executor(Protocol):
 
 
 def candidate_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(CANDIDATE_ENV)
+    env = runner_env()
     env.update(extra or {})
     return env
 

@@ -36,7 +36,7 @@ import subprocess
 from multiprocess.connection import Connection, wait
 
 from reducer.oracle import CANDIDATE_FILENAME, PACKAGE_ROOT, Cancelled, FreshExecutor, finished_outcome, read_tail
-from reducer.runner import CANDIDATE_ENV, run_source
+from reducer.runner import candidate_env, run_source
 from reducer.signature import Kind, Outcome
 
 BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
@@ -254,7 +254,7 @@ class PoolExecutor:
         ours, theirs = socket.socketpair()
         argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), json.dumps(preload),
                 self.sys_path]
-        env = dict(os.environ, **CANDIDATE_ENV)
+        env = candidate_env()
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
         theirs.close()

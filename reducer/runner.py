@@ -20,6 +20,14 @@ PROGRAM_SITE = "<program>"  # raising site inside the program being reduced: its
 
 # Candidates run with JAX's traceback filtering off, so the raising site inside jax is visible.
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
+# The tracker's switch: a candidate must not start tracking (and saving repros) itself.
+_TRACKER_ENV = ("JAX_REPRO_DIR", "JAX_REPRO_FLAGS")
+
+
+def candidate_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _TRACKER_ENV}
+    env.update(CANDIDATE_ENV)
+    return env
 
 # Public homes of exception types that JAX defines in private modules, most specific first.
 _PUBLIC_MODULES = ("jax.errors", "jax.lax", "jax.numpy", "jax.random", "jax.tree_util", "jax")

@@ -1,1 +1,14 @@
-"""Records a JAX program's call tree and emits standalone repros (not built yet)."""
+"""The jax-reduce tracker: record a JAX program's call tree and emit a standalone repro.
+
+- Implicit: with ``JAX_REPRO_DIR`` set (and this package installed), an uncaught exception under a
+  JAX API saves ``$JAX_REPRO_DIR/<name>_<n>.py``.
+- Explicit: ``tracker.collect(fn, repro_name="name")`` saves a repro each time ``fn`` runs.
+- ``jax-track script.py`` runs a script under the tracker (``--reduce`` also reduces the repro).
+"""
+
+from tracker.api import collect, enable, last_saved_repro, save_for_exception
+from tracker.config import ConfigError, Flags
+from tracker.runtime import ReproError
+
+__all__ = ["collect", "enable", "last_saved_repro", "save_for_exception", "ConfigError", "Flags",
+           "ReproError"]

@@ -1,0 +1,4 @@
+from tracker.cli import main
+import sys
+
+sys.exit(main())

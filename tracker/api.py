@@ -1,0 +1,214 @@
+"""Public entry points: explicit ``collect``, implicit saving on an uncaught error, and saving."""
+
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import os
+import sys
+import tempfile
+import threading
+from typing import Any, Callable
+
+from tracker import config
+from tracker.calltree import FunctionDef, Statement, walk
+from tracker.runtime import RUNTIME, ReproError, Slot
+
+log = logging.getLogger("tracker")
+
+_last_saved: list[tuple[str, str]] = []
+_save_lock = threading.Lock()
+
+
+def enable(flags: config.Flags | None = None) -> None:
+    """Start recording (idempotent). Raises ``ConfigError`` for a malformed ``JAX_REPRO_FLAGS``."""
+    from tracker.hook import ensure_patched
+    RUNTIME.flags = flags or config.flags()
+    if RUNTIME.history.maxlen != RUNTIME.flags.history:
+        RUNTIME.history = collections.deque(RUNTIME.history, maxlen=RUNTIME.flags.history)
+    ensure_patched()
+    RUNTIME.enabled = True
+
+
+class _Collect:
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        return ctx.call(ctx.function(stmt, "fun"), stmt.args, stmt.kwargs)
+
+
+COLLECT = _Collect()
+
+
+def collect(fn: Callable, repro_name: str = "repro", *, directory: str | None = None) -> Callable:
+    """Wrap ``fn`` so that each call records everything JAX does under it and saves a repro as
+    ``<directory or $JAX_REPRO_DIR>/<repro_name>_<n>.py`` (also when ``fn`` raises)."""
+
+    @functools.wraps(fn)
+    def collecting(*args: Any, **kwargs: Any) -> Any:
+        enable(RUNTIME.flags if RUNTIME.enabled else None)
+        if not RUNTIME.recording():
+            return fn(*args, **kwargs)
+        errors_before = len(RUNTIME.errors)
+        stmt = RUNTIME.statement("collect", repro_name, COLLECT, args, kwargs)
+        stmt.functions["fun"] = None
+        traced = RUNTIME.user_function(fn, Slot(stmt, "fun"))
+        try:
+            out = RUNTIME.run(stmt, lambda: traced(*args, **kwargs))
+        except BaseException:
+            save_repro(stmt, repro_name, directory)
+            raise
+        save_repro(stmt, repro_name, directory)
+        new_errors = RUNTIME.errors[errors_before:]
+        if new_errors and RUNTIME.flags.error_mode == "defer":
+            raise ReproError("the repro may be incomplete: " + "; ".join(new_errors))
+        return out
+    return collecting
+
+
+def last_saved_repro() -> tuple[str, str] | None:
+    """(path, source) of the most recently saved repro, or None."""
+    return _last_saved[-1] if _last_saved else None
+
+
+def roots_for(failing: Statement) -> list[Statement]:
+    """The failing top-level call and the earlier top-level calls whose results it uses: tracers
+    leaked from their traces at any depth, concrete results (a key split under jit) one level back."""
+    history = [s for s in RUNTIME.history if s is not failing and s.id < failing.id]
+    made_by: dict[int, tuple[Statement, bool]] = {}
+    for root in history:
+        for leaf in _leaves_defined(root):
+            made_by.setdefault(id(leaf), (root, _is_tracer(leaf)))
+    chosen = {failing.id: failing}
+    queue = [(failing, True)]
+    while queue:
+        stmt, direct = queue.pop()
+        for leaf in _leaves_used(stmt):
+            origin = made_by.get(id(leaf))
+            if origin is None or origin[0].id in chosen:
+                continue
+            root, tracer = origin
+            if tracer or direct:
+                chosen[root.id] = root
+                queue.append((root, False))
+    return sorted(chosen.values(), key=lambda s: s.id)
+
+
+def _is_tracer(x: Any) -> bool:
+    from jax._src import core
+    return isinstance(x, core.Tracer)
+
+
+def _leaves_defined(root: Statement) -> list[Any]:
+    from tracker.values import paths
+    found = [leaf for _, leaf in paths(root.result)] if root.returned else []
+    for stmt in walk([root]):
+        for fdef in stmt.children():
+            found += [leaf for _, leaf in paths((fdef.args, fdef.kwargs))]
+            found += [leaf for s in fdef.body if s.returned for _, leaf in paths(s.result)]
+    return found
+
+
+def _leaves_used(root: Statement) -> list[Any]:
+    from tracker.values import paths
+    return [leaf for stmt in walk([root]) for _, leaf in paths((stmt.args, stmt.kwargs))]
+
+
+def save_repro(failing: Statement, name: str, directory: str | None = None) -> str | None:
+    """Emit and save a repro for ``failing`` (with what it depends on); returns its path."""
+    from tracker.emitter import emit
+    directory = directory or config.repro_dir()
+    if not directory:
+        RUNTIME.internal_error("no directory for the repro: set JAX_REPRO_DIR or pass directory=")
+        return None
+    try:
+        os.makedirs(directory, exist_ok=True)
+        with _save_lock:
+            stem = _free_stem(directory, _safe(name))
+            emitted = emit(roots_for(failing), RUNTIME.flags, f"{stem}.npz")
+            source = emitted.module.code
+            path = os.path.join(directory, f"{stem}.py")
+            if emitted.arrays:
+                _write_npz(os.path.join(directory, f"{stem}.npz"), emitted.arrays)
+            _write_text(path, source)
+        for problem in emitted.problems:
+            RUNTIME.internal_error(f"{path}: {problem}")
+        _last_saved.append((path, source))
+        return path
+    except Exception as error:  # the user's own exception matters more than ours
+        RUNTIME.internal_error("could not save a repro", error)
+        return None
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name) or "repro"
+
+
+def _free_stem(directory: str, name: str) -> str:
+    n = 1
+    while os.path.exists(os.path.join(directory, f"{name}_{n}.py")):
+        n += 1
+    return f"{name}_{n}"
+
+
+def _write_text(path: str, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".py")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _write_npz(path: str, arrays: dict) -> None:
+    import numpy as np
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".npz")
+    with os.fdopen(fd, "wb") as f:
+        np.savez(f, **arrays)
+    os.replace(tmp, path)
+
+
+def repro_name(stmt: Statement) -> str:
+    fdef = stmt.functions.get("fun")
+    if isinstance(fdef, FunctionDef):
+        return fdef.name
+    return stmt.name.split(".")[-1].replace("__call__", "call")
+
+
+def save_for_exception(error: BaseException) -> str | None:
+    """Save a repro if ``error`` escaped a recorded top-level JAX call."""
+    failing = RUNTIME.failure_for(error)
+    if failing is None:
+        return None
+    path = save_repro(failing, repro_name(failing))
+    if path:
+        print(f"jax-reduce tracker: saved a repro of {type(error).__name__} to {path}", file=sys.stderr)
+    return path
+
+
+def install_excepthook() -> None:
+    previous = sys.excepthook
+
+    def excepthook(kind: type, error: BaseException, tb: Any) -> None:
+        try:
+            save_for_exception(error)
+        except Exception:  # never hide the user's traceback
+            pass
+        previous(kind, error, tb)
+
+    if not getattr(sys.excepthook, "_tracker", False):
+        excepthook._tracker = True  # type: ignore[attr-defined]
+        sys.excepthook = excepthook
+
+
+def startup() -> None:
+    """Run from the ``.pth`` file when ``JAX_REPRO_DIR`` is set: hook jax before it is imported."""
+    from tracker.hook import install
+    try:
+        RUNTIME.flags = config.flags()
+    except config.ConfigError as error:
+        print(f"jax-reduce tracker: {error}; tracking is off", file=sys.stderr)
+        return
+    RUNTIME.history = collections.deque(maxlen=RUNTIME.flags.history)
+    if not install():
+        print("jax-reduce tracker: jax was imported before the tracker's hook; not tracking", file=sys.stderr)
+        return
+    RUNTIME.enabled = True
+    install_excepthook()

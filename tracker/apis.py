@@ -1,0 +1,465 @@
+"""The higher-order JAX APIs: how each is recorded (which arguments are user functions, which are
+static) and how it is written back (``jax.jit(f, ...)(x)``, ``lax.scan(body, init, xs)``...).
+
+A recorded call keeps its arguments as the user passed them (by name, defaults left out), with each
+user function replaced by a ``FunctionRef`` that the emitter turns into the name of the function it
+writes for that trace.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import inspect
+from typing import Any, Callable
+
+from tracker.calltree import Statement
+from tracker.runtime import RUNTIME, Slot, method_wrapper
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionRef:
+    """A user function in a recorded call, by its role in the statement's ``functions``."""
+
+    role: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Returned:
+    """A function JAX returned to the user (``jax.vjp``'s pullback): calls to it are recorded."""
+
+    fun: Callable[..., Any]
+    origin: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return RUNTIME.record("returned", self.origin, RETURNED_CALL, lambda: self.fun(*args, **kwargs),
+                              (self,) + args, kwargs)
+
+
+class ReturnedCall:
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        fun, *args = stmt.args
+        return ctx.call(ctx.expr(fun), args, stmt.kwargs)
+
+
+RETURNED_CALL = ReturnedCall()
+
+
+def _signature(fun: Callable) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def _as_tuple(value: Any) -> tuple:
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, (tuple, list, set, frozenset)) else (value,)
+
+
+class Api:
+    """A higher-order API called directly: ``lax.cond(p, t, f, x)``, ``jax.jvp(f, ps, ts)``."""
+
+    def __init__(self, name: str, public: str, functions: tuple[str, ...] = ("fun",),
+                 post: Callable[[Statement, Any], Any] | None = None):
+        self.name = name  # the repro_api_name JAX gives it
+        self.public = public  # how a repro calls it
+        self.function_params = functions  # parameters holding user functions (or sequences of them)
+        self.post = post
+
+    def wrap(self, real: Callable) -> Callable:
+        api = self
+
+        @functools.wraps(real)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if not RUNTIME.recording():
+                return real(*args, **kwargs)
+            return api.call(real, args, kwargs)
+        return call
+
+    def call(self, real: Callable, args: tuple, kwargs: dict) -> Any:
+        signature = _signature(real)
+        try:
+            bound = signature.bind(*args, **kwargs) if signature else None
+        except TypeError:
+            bound = None
+        if bound is None:  # let JAX report the bad call, but record it so the repro does too
+            return RUNTIME.record("api", self.name, self, lambda: real(*args, **kwargs), args, kwargs,
+                                  top_level=True)
+        stmt = RUNTIME.statement("api", self.name, self)
+        real_args = self._wrap_functions(stmt, bound, signature)
+        post = (lambda out: self.post(stmt, out)) if self.post else None
+        return RUNTIME.run(stmt, lambda: real(*real_args.args, **real_args.kwargs), post)
+
+    def _wrap_functions(self, stmt: Statement, bound: inspect.BoundArguments,
+                        signature: inspect.Signature) -> inspect.BoundArguments:
+        from tracker.values import normalize
+        recorded = signature.bind_partial()
+        real = signature.bind_partial()
+        for name, value in bound.arguments.items():
+            real.arguments[name] = recorded.arguments[name] = value
+            if name not in self.function_params or value is None:
+                continue
+            if callable(value):
+                recorded.arguments[name] = FunctionRef(name)
+                real.arguments[name] = self.user_function(value, stmt, name)
+            elif isinstance(value, (list, tuple)):  # lax.switch branches
+                roles = [f"{name}{i}" for i in range(len(value))]
+                recorded.arguments[name] = [FunctionRef(role) for role in roles]
+                real.arguments[name] = type(value)(self.user_function(f, stmt, role) for f, role in zip(value, roles))
+        stmt.args = normalize(tuple(recorded.args))
+        stmt.kwargs = normalize(dict(recorded.kwargs))
+        return real
+
+    def user_function(self, fun: Callable, stmt: Statement, role: str,
+                      select: Callable[[tuple, dict], tuple[tuple, dict]] | None = None) -> Callable:
+        stmt.functions.setdefault(role, None)
+        return RUNTIME.user_function(fun, Slot(stmt, role), select)
+
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        return ctx.call(self.public, stmt.args, stmt.kwargs)
+
+
+class Transform(Api):
+    """An API returning a function (``jax.jit(f)``): each call of the result is recorded as
+    ``jax.jit(f)(x)``, so each call can have its own trace of ``f`` (the design's uncurrying)."""
+
+    statics: tuple[str, ...] = ()  # options naming static positional arguments
+    static_names: tuple[str, ...] = ()  # options naming static keyword arguments
+    donate: str = ""  # the option naming donated positions, renumbered when statics go
+
+    def wrap(self, real: Callable) -> Callable:
+        api = self
+
+        @functools.wraps(real)
+        def transform(*args: Any, **kwargs: Any) -> Any:
+            if not args or not callable(args[0]):  # decorator factory: jax.jit(static_argnums=0)
+                return lambda fun: transform(fun, *args, **kwargs)
+            return Transformed(api, real, args[0], args[1:], kwargs)
+        return transform
+
+    def options(self, proxy: "Transformed") -> dict[str, Any]:
+        signature = _signature(proxy.transform)
+        try:
+            bound = signature.bind(proxy.fun, *proxy.t_args, **proxy.t_kwargs) if signature else None
+        except TypeError:
+            bound = None
+        if bound is None:
+            return dict(proxy.t_kwargs)
+        return {k: v for k, v in list(bound.arguments.items())[1:]}
+
+    def static_split(self, proxy: "Transformed", args: tuple, kwargs: dict) -> tuple[set[int], set[str]]:
+        options = self.options(proxy)
+        nums = {int(i) for key in self.statics for i in _as_tuple(options.get(key))}
+        nums = {i + len(args) if i < 0 else i for i in nums}
+        names = {str(n) for key in self.static_names for n in _as_tuple(options.get(key))}
+        signature = _signature(proxy.fun)
+        if signature is not None:  # jit maps static_argnums <-> static_argnames through the signature
+            params = list(signature.parameters)
+            names |= {params[i] for i in nums if i < len(params)}
+            nums |= {params.index(n) for n in names if n in params}
+        return nums, names
+
+    def call_transformed(self, proxy: "Transformed", args: tuple, kwargs: dict) -> Any:
+        static_nums, static_names = self.static_split(proxy, args, kwargs)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+        options = self.emitted_options(proxy, static_nums)
+        stmt = RUNTIME.statement("api", self.name, self, dyn_args, dyn_kwargs, options)
+        stmt.options["static"] = (tuple(sorted(static_nums)), tuple(sorted(static_names)), args, kwargs)
+        real = self.traced_callable(proxy, stmt, static_nums, static_names, args, kwargs)
+        return RUNTIME.run(stmt, lambda: real(*args, **kwargs))
+
+    def traced_callable(self, proxy: "Transformed", stmt: Statement, static_nums: set[int],
+                        static_names: set[str], args: tuple, kwargs: dict) -> Callable:
+        slot = Slot(stmt, "fun")
+        stmt.functions["fun"] = None
+        fun = RUNTIME.user_function(proxy.fun, slot, _dynamic_only(static_nums, static_names))
+        return proxy.transform(fun, *proxy.t_args, **proxy.t_kwargs)
+
+    def emitted_options(self, proxy: "Transformed", static_nums: set[int]) -> dict[str, Any]:
+        options = {k: v for k, v in self.options(proxy).items()
+                   if k not in self.statics and k not in self.static_names and k in self.kept}
+        if self.donate and options.get(self.donate) is not None and static_nums:
+            options[self.donate] = tuple(i - sum(1 for s in static_nums if s < i)
+                                         for i in _as_tuple(options[self.donate]) if i not in static_nums)
+        return options
+
+    kept: tuple[str, ...] = ()
+
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        options = {k: v for k, v in stmt.options.items() if k != "static"}
+        fun = FunctionRef("fun")
+        args, kwargs = stmt.args, stmt.kwargs
+        if stmt.functions.get("fun") is None and stmt.error is not None:
+            # JAX failed before tracing: the statics may be the bug (unhashable), so keep them.
+            static_nums, static_names, args, kwargs = stmt.options["static"]
+            args, kwargs = ctx.normalized(args), ctx.normalized(kwargs)
+            for key, value in ((self.statics[:1], static_nums), (self.static_names[:1], static_names)):
+                if key and value:
+                    options[key[0]] = value
+        transform = ctx.call(self.public, (fun,), options)
+        return ctx.call(transform, args, kwargs)
+
+
+def _dynamic_only(static_nums: set[int], static_names: set[str]):
+    def select(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        return (tuple(a for i, a in enumerate(args) if i not in static_nums),
+                {k: v for k, v in kwargs.items() if k not in static_names})
+    return select
+
+
+class Transformed:
+    """What ``jax.jit(f)`` returns while the tracker is installed."""
+
+    def __init__(self, api: Transform, transform: Callable, fun: Callable, t_args: tuple, t_kwargs: dict):
+        self.api = api
+        self.transform = transform
+        self.fun = fun
+        self.t_args = t_args
+        self.t_kwargs = t_kwargs
+        self.real = transform(fun, *t_args, **t_kwargs)
+        self.traces: dict[Any, tuple[Callable, Slot]] = {}
+        try:
+            functools.update_wrapper(self, fun)
+        except (AttributeError, TypeError):
+            pass
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not RUNTIME.recording():
+            return self.real(*args, **kwargs)
+        return self.api.call_transformed(self, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # .lower(), .trace(), .eval_shape()...: JAX's own
+        if name in ("real", "api", "transform", "fun", "t_args", "t_kwargs", "traces"):
+            raise AttributeError(name)
+        return getattr(self.real, name)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        return method_wrapper(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<tracked {self.api.public} of {self.fun!r}>"
+
+
+class Jit(Transform):
+    """``jax.jit``: traces are cached like JAX caches them (function, statics, argument types), so a
+    training loop is traced and compiled once, not once per step."""
+
+    statics = ("static_argnums",)
+    static_names = ("static_argnames",)
+    donate = "donate_argnums"
+    kept = ("donate_argnums", "donate_argnames", "keep_unused", "inline")
+
+    def traced_callable(self, proxy, stmt, static_nums, static_names, args, kwargs):
+        key = _cache_key(args, kwargs, static_nums, static_names)
+        entry = proxy.traces.get(key) if key is not None else None
+        if entry is None:
+            slot = Slot(stmt, "fun")
+            stmt.functions["fun"] = None
+            fun = RUNTIME.user_function(proxy.fun, slot, _dynamic_only(static_nums, static_names))
+            entry = (proxy.transform(fun, *proxy.t_args, **proxy.t_kwargs), slot)
+            if key is not None:
+                proxy.traces[key] = entry
+        else:
+            slot = entry[1]
+            slot.statement = stmt
+            stmt.functions["fun"] = slot.last
+        return entry[0]
+
+
+def _cache_key(args: tuple, kwargs: dict, static_nums: set[int], static_names: set[str]) -> Any:
+    import jax
+    statics = tuple(a for i, a in enumerate(args) if i in static_nums) + \
+        tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names))
+    dynamic = (tuple(a for i, a in enumerate(args) if i not in static_nums),
+               {k: v for k, v in kwargs.items() if k not in static_names})
+    try:
+        leaves, treedef = jax.tree_util.tree_flatten(dynamic)
+        types = tuple(_leaf_type(x) for x in leaves)
+        key = (statics, treedef, types, jax.config.jax_enable_x64)
+        hash(key)
+        return key
+    except Exception:  # unhashable statics: JAX will complain, and we must not cache
+        return None
+
+
+def _leaf_type(x: Any) -> Any:
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return (aval.shape, str(aval.dtype), getattr(aval, "weak_type", False), type(x).__name__)
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return (tuple(x.shape), str(x.dtype), type(x).__name__)
+    return type(x)
+
+
+class CurriedWithStatics(Transform):
+    def __init__(self, name: str, public: str, kept: tuple[str, ...], statics: tuple[str, ...] = (),
+                 static_names: tuple[str, ...] = (), donate: str = ""):
+        super().__init__(name, public)
+        self.kept = kept
+        self.statics = statics
+        self.static_names = static_names
+        self.donate = donate
+
+
+class Custom(Api):
+    """``custom_jvp``/``custom_vjp`` objects: the call is recorded with the object rebuilt in the
+    repro (``jax.custom_jvp(f)``, ``defjvp``/``defvjp``); non-differentiable arguments are statics."""
+
+    def __init__(self, name: str, public: str, rules: tuple[str, ...]):
+        super().__init__(name, public, ())
+        self.rules = rules  # "jvp" or ("fwd", "bwd")
+
+    def call(self, real: Callable, args: tuple, kwargs: dict) -> Any:
+        obj, *call_args = args
+        nondiff = set(getattr(obj, "nondiff_argnums", ()) or ())
+        dynamic = tuple(a for i, a in enumerate(call_args) if i not in nondiff)
+        stmt = RUNTIME.statement("api", self.name, self, dynamic, kwargs,
+                                 {"symbolic_zeros": getattr(obj, "symbolic_zeros", False)})
+        clone = copy.copy(obj)
+        clone.fun = self.user_function(obj.fun, stmt, "fun", _drop_positions(nondiff))
+        n = len(nondiff)
+        for rule in self.rules:
+            original = getattr(obj, rule, None)
+            if original is None:
+                continue
+            select = _drop_positions(nondiff) if rule == "fwd" else _drop_leading(n)
+            setattr(clone, rule, self.user_function(original, stmt, rule, select))
+        return RUNTIME.run(stmt, lambda: real(clone, *call_args, **kwargs))
+
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        obj = ctx.fresh("custom")
+        ctx.prelude(f"{obj} = {self.public}({ctx.function(stmt, 'fun')})")
+        rules = ", ".join(ctx.function(stmt, rule) for rule in self.rules)
+        define = "defjvp" if self.rules == ("jvp",) else "defvjp"
+        extra = ", symbolic_zeros=True" if stmt.options.get("symbolic_zeros") else ""
+        ctx.prelude(f"{obj}.{define}({rules}{extra})")
+        return ctx.call(obj, stmt.args, stmt.kwargs)
+
+
+def _drop_positions(positions: set[int]):
+    def select(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        return tuple(a for i, a in enumerate(args) if i not in positions), kwargs
+    return select
+
+
+def _drop_leading(n: int):
+    def select(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        return args[n:], kwargs
+    return select
+
+
+def _returns_function(*positions: int):
+    """``jax.vjp`` returns (out, pullback[, aux]): calls of the pullback are recorded too."""
+    def post(stmt: Statement, out: Any) -> Any:
+        out = list(out)
+        for i in positions:
+            out[i] = Returned(out[i], f"{stmt.name}#{stmt.id}")
+        return tuple(out)
+    return post
+
+
+class Callback(Api):
+    """``pure_callback``/``io_callback``: the callback is host Python the repro cannot contain; it is
+    replaced by one returning what the original returned the first time (zeros if it never ran)."""
+
+    def call(self, real: Callable, args: tuple, kwargs: dict) -> Any:
+        callback, *rest = args
+        outputs: list[Any] = []
+
+        def recording_callback(*a: Any, **k: Any) -> Any:
+            out = callback(*a, **k)
+            if not outputs:
+                import numpy as np
+                import jax
+                outputs.append(jax.tree_util.tree_map(np.asarray, out))
+            return out
+
+        stmt = RUNTIME.statement("api", self.name, self, (FunctionRef("callback"), *rest), kwargs,
+                                 {"outputs": outputs})
+        return RUNTIME.run(stmt, lambda: real(recording_callback, *rest, **kwargs))
+
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        name = ctx.fresh("callback")
+        outputs = stmt.options["outputs"]
+        if outputs:
+            value = ctx.expr(ctx.normalized(outputs[0]))
+        else:
+            value = f"jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), {ctx.expr(stmt.args[1])})"
+        ctx.prelude(f"def {name}(*args, **kwargs):\n    return {value}")
+        stmt_args = (_Name(name),) + tuple(stmt.args[1:])
+        return ctx.call(self.public, stmt_args, stmt.kwargs)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Name:
+    """Source text passed through the emitter as is."""
+
+    text: str
+
+
+class DebugPrint(Api):
+    def call(self, real: Callable, args: tuple, kwargs: dict) -> Any:
+        return RUNTIME.record("api", self.name, self, lambda: real(*args, **kwargs), args, kwargs)
+
+
+def _scan_only(real: Callable) -> bool:
+    return getattr(real, "__name__", "") == "scan"  # scan3/scan_nocarry are scan's own helpers
+
+
+def _grad_like(name: str) -> Transform:
+    return CurriedWithStatics(name, name, ("argnums", "has_aux", "holomorphic", "allow_int"))
+
+
+HANDLERS: dict[str, Api] = {
+    api.name: api for api in [
+        Jit("jax.jit", "jax.jit"),
+        CurriedWithStatics("jax.vmap", "jax.vmap",
+                           ("in_axes", "out_axes", "axis_name", "axis_size", "spmd_axis_name")),
+        _grad_like("jax.grad"), _grad_like("jax.value_and_grad"), _grad_like("jax.jacfwd"),
+        _grad_like("jax.jacrev"), _grad_like("jax.hessian"),
+        CurriedWithStatics("jax.checkpoint", "jax.checkpoint", ("prevent_cse", "policy"),
+                           ("static_argnums",), ("static_argnames",)),
+        CurriedWithStatics("jax.pmap", "jax.pmap",
+                           ("axis_name", "in_axes", "out_axes", "axis_size", "donate_argnums"),
+                           ("static_broadcasted_argnums",), (), "donate_argnums"),
+        CurriedWithStatics("jax.shard_map", "jax.shard_map",
+                           ("mesh", "in_specs", "out_specs", "axis_names", "check_vma")),
+        CurriedWithStatics("jax.named_call", "jax.named_call", ("name",)),
+        Api("jax_cond", "lax.cond", ("true_fun", "false_fun")),
+        Api("lax.switch", "lax.switch", ("branches",)),
+        Api("jax.lax.scan", "lax.scan", ("f",)),
+        Api("jax.lax.while_loop", "lax.while_loop", ("cond_fun", "body_fun")),
+        Api("jax.lax.fori_loop", "lax.fori_loop", ("body_fun",)),
+        Api("lax.map", "lax.map", ("f",)),
+        Api("jax.jvp", "jax.jvp", ("fun",)),
+        Api("jax.vjp", "jax.vjp", ("fun",), _returns_function(1)),
+        Api("jax.linearize", "jax.linearize", ("fun",), _returns_function(1)),
+        Api("jax.eval_shape", "jax.eval_shape", ("fun",)),
+        Custom("jax.custom_jvp.__call__", "jax.custom_jvp", ("jvp",)),
+        Custom("jax.custom_vjp.__call__", "jax.custom_vjp", ("fwd", "bwd")),
+        DebugPrint("jax.debug.print", "jax.debug.print", ()),
+        Callback("jax.pure_callback", "jax.pure_callback", ()),
+        Callback("io_callback", "jax.experimental.io_callback", ()),
+    ]
+}
+
+# Public functions JAX does not route through ``repro.boundary``: the tracker wraps them itself.
+PUBLIC_WRAPS: tuple[tuple[str, str, str], ...] = (
+    ("jax.lax", "switch", "lax.switch"),
+    ("jax.lax", "map", "lax.map"),
+    ("jax.debug", "print", "jax.debug.print"),
+    ("jax", "pure_callback", "jax.pure_callback"),
+    ("jax._src.callback", "pure_callback", "jax.pure_callback"),
+    ("jax._src.callback", "io_callback", "io_callback"),
+    ("jax.experimental", "io_callback", "io_callback"),
+)
+
+
+def handler_for(api_name: str | None, real: Callable) -> Api | None:
+    if api_name == "jax.lax.scan" and not _scan_only(real):
+        return None
+    return HANDLERS.get(api_name or "")

@@ -1,0 +1,280 @@
+"""First-order calls made by user functions: ``jax.numpy``/``jax.nn``/``jax.random``/``lax`` functions,
+array operators and methods (``x + y``, ``x[i]``, ``x.reshape(...)``, ``x.at[i].set(v)``), and, for
+whatever none of those covers, primitive binds.
+
+Recording at the level the user wrote keeps the repro readable, and it reproduces errors raised in
+the ``jax.numpy`` layer (shape checks, concretisation of a traced index) that a primitive-level
+repro would lose; everything JAX does inside such a call is ignored.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Any, Callable
+
+from tracker.calltree import Statement
+from tracker.runtime import RUNTIME, method_wrapper
+
+# Namespaces whose functions are recorded as calls, and how a repro refers to them.
+NAMESPACES: tuple[tuple[str, str], ...] = (
+    ("jax.numpy", "jnp"),
+    ("jax.numpy.linalg", "jnp.linalg"),
+    ("jax.numpy.fft", "jnp.fft"),
+    ("jax.nn", "jax.nn"),
+    ("jax.random", "jax.random"),
+    ("jax.lax", "lax"),
+    ("jax.scipy.special", "jax.scipy.special"),
+)
+# Not calls on arrays: they return Python values or configure things.
+SKIP = frozenset({
+    "dtype", "iinfo", "finfo", "result_type", "promote_types", "can_cast", "issubdtype", "isdtype",
+    "shape", "ndim", "size", "get_printoptions", "printoptions", "set_printoptions", "vectorize",
+    "frompyfunc", "piecewise", "apply_along_axis", "apply_over_axes", "from_dlpack", "load", "save",
+    "savez", "key_impl", "default_prng_impl", "PRNGKey_impl",
+})
+
+
+class FirstOrder:
+    """A public JAX function; calls from user functions become ``jnp.dot(x, w)`` statements."""
+
+    def __init__(self, public: str, fun: Callable[..., Any]):
+        self.public = public
+        self.fun = fun
+        try:
+            functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+        except (AttributeError, TypeError):
+            pass
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not RUNTIME.enabled or _takes_functions(args, kwargs):
+            return self.fun(*args, **kwargs)  # higher-order or transparent: its insides are user code
+        return RUNTIME.record("first_order", self.public, self, lambda: self.fun(*args, **kwargs),
+                              args, kwargs, keep=_has_arrays)
+
+    def __getattr__(self, name: str) -> Any:  # jnp.add.reduce, jnp.add.at...
+        if name in ("fun", "public"):
+            raise AttributeError(name)
+        return getattr(self.fun, name)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        return method_wrapper(self, instance)
+
+    def __repr__(self) -> str:
+        return repr(self.fun)
+
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        return ctx.call(self.public, stmt.args, stmt.kwargs)
+
+
+def _takes_functions(args: tuple, kwargs: dict) -> bool:
+    from tracker.apis import Transformed
+    values = list(args) + list(kwargs.values())
+    for value in values:
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        for item in items:
+            if callable(item) and not hasattr(item, "shape") and not isinstance(item, type):
+                return True
+            if isinstance(item, Transformed):
+                return True
+    return False
+
+
+def _has_arrays(out: Any) -> bool:
+    from tracker.values import has_arrays, normalize
+    try:
+        return has_arrays(normalize(out))
+    except Exception:
+        return False
+
+
+def wrap_namespaces(exclude: set[str]) -> int:
+    """Replace public functions in the JAX namespaces by recording proxies; returns how many."""
+    import inspect
+    count = 0
+    for module_name, public in NAMESPACES:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name in list(getattr(module, "__all__", None) or dir(module)):
+            obj = getattr(module, name, None)
+            qualified = f"{public}.{name}"
+            if (name.startswith("_") or name in SKIP or qualified in exclude or obj is None
+                    or isinstance(obj, (type, FirstOrder)) or inspect.ismodule(obj) or not callable(obj)):
+                continue
+            setattr(module, name, FirstOrder(qualified, obj))
+            count += 1
+    return count
+
+
+# -- array operators and methods ---------------------------------------------------------------
+
+BINARY = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+    "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
+    "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+}
+UNARY = {"neg": "-", "pos": "+", "invert": "~"}
+CONVERSIONS = {"bool": "bool", "int": "int", "float": "float", "complex": "complex",
+               "index": "operator.index", "array": "np.asarray", "len": "len"}
+PROPERTIES = ("T", "mT", "real", "imag")
+AT_METHODS = ("set", "add", "multiply", "mul", "divide", "power", "min", "max", "subtract", "get")
+
+
+class Operators:
+    """Emits recorded operators and methods as a person writes them: ``x + y``, ``x[:, 0]``."""
+
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        name, args = stmt.name, stmt.args
+        if stmt.kind == "at":
+            array, index, method, *values = args
+            return f"{ctx.operand(array)}.at[{ctx.index(index)}].{method}" + \
+                ctx.call("", tuple(values), stmt.kwargs)
+        if stmt.kind == "convert":
+            return ctx.call(CONVERSIONS[name], args, {})
+        if name in BINARY:
+            return f"{ctx.operand(args[0])} {BINARY[name]} {ctx.operand(args[1])}"
+        if name.startswith("r") and name[1:] in BINARY:
+            return f"{ctx.operand(args[1])} {BINARY[name[1:]]} {ctx.operand(args[0])}"
+        if name in UNARY:
+            return f"{UNARY[name]}{ctx.operand(args[0])}"
+        if name == "getitem":
+            return f"{ctx.operand(args[0])}[{ctx.index(args[1])}]"
+        if name in ("abs", "round", "divmod"):
+            return ctx.call(name, args, stmt.kwargs)
+        if name == "rdivmod":
+            return ctx.call("divmod", (args[1], args[0]), {})
+        if name in PROPERTIES:
+            return f"{ctx.operand(args[0])}.{name}"
+        return ctx.call(f"{ctx.operand(args[0])}.{name}", args[1:], stmt.kwargs)
+
+
+OPERATORS = Operators()
+
+
+def _recording_operator(name: str, original: Callable, kind: str = "op") -> Callable:
+    def operator(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not RUNTIME.enabled:
+            return original(self, *args, **kwargs)
+        return RUNTIME.record(kind, name, OPERATORS, lambda: original(self, *args, **kwargs),
+                              (self,) + args, kwargs, keep=_has_arrays)
+    operator.__name__ = getattr(original, "__name__", name)
+    return operator
+
+
+def _failing_conversion(name: str, original: Callable) -> Callable:
+    """``bool(tracer)`` and friends are recorded only when they fail: the value of a successful
+    conversion is already baked into the trace."""
+    def conversion(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return original(self, *args, **kwargs)
+        except Exception as error:
+            frame = RUNTIME.top()
+            if RUNTIME.enabled and (frame is None or not isinstance(frame, Statement)):
+                stmt = RUNTIME.statement("convert", name, OPERATORS, (self,))
+                stmt.error = error
+                if stmt.parent is None:
+                    RUNTIME.failed(stmt, error)
+            raise
+    return conversion
+
+
+def wrap_array_classes() -> None:
+    from jax._src import core
+    from jax._src.array import ArrayImpl
+    from jax._src.numpy import array_methods
+    operator_names = [n for n in array_methods._array_operators
+                      if n not in ("setitem", "copy", "deepcopy", "contains")]
+    for cls in (core.Tracer, ArrayImpl):
+        for name in operator_names:
+            _patch(cls, f"__{name}__", lambda orig, n=name: _recording_operator(n, orig))
+        for name in array_methods._array_methods:
+            if not name.startswith("_"):
+                _patch(cls, name, lambda orig, n=name: _recording_operator(n, orig))
+        for name in PROPERTIES:
+            prop = cls.__dict__.get(name)
+            if isinstance(prop, property) and not getattr(prop.fget, "_tracked", False):
+                getter = _recording_operator(name, prop.fget)
+                getter._tracked = True  # type: ignore[attr-defined]
+                setattr(cls, name, property(getter))
+        for name in CONVERSIONS:
+            _patch(cls, f"__{name}__", lambda orig, n=name: _failing_conversion(n, orig))
+    ref = array_methods._IndexUpdateRef
+    for method in AT_METHODS:
+        _patch(ref, method, lambda orig, m=method: _at_method(m, orig))
+
+
+def _at_method(method: str, original: Callable) -> Callable:
+    def update(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not RUNTIME.enabled:
+            return original(self, *args, **kwargs)
+        return RUNTIME.record("at", method, OPERATORS, lambda: original(self, *args, **kwargs),
+                              (self.array, self.index, method) + args, kwargs)
+    return update
+
+
+def _patch(cls: type, attr: str, make: Callable[[Callable], Callable]) -> None:
+    original = cls.__dict__.get(attr)
+    if original is None or not callable(original) or getattr(original, "_tracked", False):
+        return
+    patched = make(original)
+    patched._tracked = True  # type: ignore[attr-defined]
+    setattr(cls, attr, patched)
+
+
+# -- primitive binds ---------------------------------------------------------------------------
+
+def wrap_bind() -> None:
+    from jax._src import core
+    original = core.Primitive.bind
+    if getattr(original, "_tracked", False):
+        return
+
+    def bind(self: Any, *args: Any, **params: Any) -> Any:
+        frame = RUNTIME.top()
+        if frame is None or isinstance(frame, Statement) or not RUNTIME.enabled:
+            return original(self, *args, **params)
+        return RUNTIME.record("prim", self.name, PRIMITIVES, lambda: original(self, *args, **params),
+                              args, {}, {"primitive": self, "params": params})
+    bind._tracked = True  # type: ignore[attr-defined]
+    core.Primitive.bind = bind
+
+
+class Primitives:
+    """A bind is written as the public ``lax`` function when one takes exactly the bind's parameters,
+    else as ``prims.<name>_p.bind(...)`` through ``jax.extend.core.primitives``."""
+
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        primitive, params = stmt.options["primitive"], stmt.options["params"]
+        wrapper = _lax_wrapper(primitive.name, len(stmt.args), tuple(sorted(params)))
+        if wrapper:
+            return ctx.call(f"lax.{wrapper}", stmt.args, ctx.normalized(params))
+        return ctx.call(ctx.primitive(primitive), stmt.args, ctx.normalized(params))
+
+
+PRIMITIVES = Primitives()
+
+
+@functools.lru_cache(maxsize=None)
+def _lax_wrapper(name: str, nargs: int, params: tuple[str, ...]) -> str | None:
+    import inspect
+    from jax import lax
+    wrapper = getattr(lax, name, None)
+    if wrapper is None or not callable(wrapper):
+        return None
+    wrapper = getattr(wrapper, "fun", wrapper)
+    try:
+        signature = inspect.signature(wrapper)
+        bound = signature.bind(*range(nargs), **{p: None for p in params})
+    except (TypeError, ValueError):
+        return None
+    # Every positional slot is an operand and every parameter is taken by name: same call as bind.
+    positional = [p for p in signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in params]
+    required = [p for p in signature.parameters.values() if p.default is p.empty
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if len(bound.arguments) < len(required) or any(p.kind == p.VAR_POSITIONAL for p in
+                                                      signature.parameters.values()) and nargs != 1:
+        return None
+    return name if len(positional) >= nargs else None

@@ -1,0 +1,166 @@
+"""Getting into JAX: the ``jax._src.repro`` module JAX looks for, and the patches made once jax is loaded.
+
+JAX's ``traceback_util`` imports ``jax._src.repro`` if it exists and hands every higher-order API to
+its ``boundary``. An import hook (installed from a ``.pth`` file when ``JAX_REPRO_DIR`` is set, or by
+``jax-track``) provides that module before jax is imported. If jax is already loaded, the tracker
+falls back to wrapping the public API functions, and says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import warnings
+from typing import Any, Callable
+
+from tracker.runtime import RUNTIME
+
+REPRO_MODULE = "jax._src.repro"
+
+
+def boundary(fun: Callable, *, api_name: str | None = None, is_user: bool = False) -> Callable:
+    """What JAX's ``api_boundary`` calls for each higher-order API while jax is being imported."""
+    if not api_name:
+        return fun
+    from tracker.apis import handler_for
+    handler = handler_for(api_name, fun)
+    return fun if handler is None else handler.wrap(fun)
+
+
+def is_enabled() -> bool:
+    return RUNTIME.enabled
+
+
+class _ReproLoader(importlib.abc.Loader):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: Any) -> None:
+        module.boundary = boundary
+        module.is_enabled = is_enabled
+
+
+class _AfterJax(importlib.abc.Loader):
+    """Runs jax's own loader, then patches what JAX does not route through ``boundary``."""
+
+    def __init__(self, loader: importlib.abc.Loader):
+        self.loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+        patch_loaded_jax(hooked=True)
+
+
+class Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname == REPRO_MODULE:
+            return importlib.util.spec_from_loader(fullname, _ReproLoader())
+        if fullname == "jax":
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _AfterJax(spec.loader)
+            return spec
+        return None
+
+
+_state = {"hooked": False, "patched": False}
+
+
+def install() -> bool:
+    """Install the import hook; False (and a fallback later) if jax is already imported."""
+    if any(isinstance(f, Finder) for f in sys.meta_path):
+        return True
+    if "jax" in sys.modules:
+        return False
+    sys.meta_path.insert(0, Finder())
+    return True
+
+
+def patch_loaded_jax(hooked: bool) -> None:
+    """Wrap what the hook cannot reach: first-order namespaces, array methods, binds, and the few
+    public higher-order functions JAX does not route through ``boundary``."""
+    if _state["patched"]:
+        return
+    _state["patched"] = True
+    _state["hooked"] = hooked
+    from tracker import firstorder
+    from tracker.apis import HANDLERS, PUBLIC_WRAPS
+    import jax  # noqa: F401  (loaded by now)
+    for module_name, attr, api_name in PUBLIC_WRAPS:
+        module = sys.modules.get(module_name) or _try_import(module_name)
+        real = getattr(module, attr, None) if module else None
+        if real is not None and not getattr(real, "_tracker_wrapped", False):
+            setattr(module, attr, _mark(HANDLERS[api_name].wrap(real)))
+    if not hooked:
+        _wrap_public_apis()
+    firstorder.wrap_namespaces(exclude=set())
+    firstorder.wrap_array_classes()
+    firstorder.wrap_bind()
+
+
+_FALLBACK_APIS = (
+    ("jax", "jit", "jax.jit"), ("jax", "vmap", "jax.vmap"), ("jax", "grad", "jax.grad"),
+    ("jax", "value_and_grad", "jax.value_and_grad"), ("jax", "jacfwd", "jax.jacfwd"),
+    ("jax", "jacrev", "jax.jacrev"), ("jax", "hessian", "jax.hessian"), ("jax", "jvp", "jax.jvp"),
+    ("jax", "vjp", "jax.vjp"), ("jax", "linearize", "jax.linearize"), ("jax", "eval_shape", "jax.eval_shape"),
+    ("jax", "checkpoint", "jax.checkpoint"), ("jax", "remat", "jax.checkpoint"), ("jax", "pmap", "jax.pmap"),
+    ("jax", "shard_map", "jax.shard_map"), ("jax.lax", "cond", "jax_cond"), ("jax.lax", "scan", "jax.lax.scan"),
+    ("jax.lax", "while_loop", "jax.lax.while_loop"), ("jax.lax", "fori_loop", "jax.lax.fori_loop"),
+)
+
+
+def _wrap_public_apis() -> None:
+    """Without the hook: wrap the public names (names the program bound earlier are not seen)."""
+    from tracker.apis import HANDLERS
+    import jax
+    from jax._src import custom_derivatives as cd
+    warnings.warn("jax was imported before the jax-reduce tracker could install its import hook; "
+                  "wrapping the public JAX APIs instead (functions imported by name earlier are not "
+                  "tracked). Set JAX_REPRO_DIR before starting Python, or use jax-track.", stacklevel=3)
+    for module_name, attr, api_name in _FALLBACK_APIS:
+        module = sys.modules.get(module_name)
+        real = getattr(module, attr, None) if module else None
+        if real is not None and not getattr(real, "_tracker_wrapped", False):
+            setattr(module, attr, _mark(HANDLERS[api_name].wrap(real)))
+    for cls, api_name in ((cd.custom_jvp, "jax.custom_jvp.__call__"), (cd.custom_vjp, "jax.custom_vjp.__call__")):
+        if not getattr(cls.__call__, "_tracker_wrapped", False):
+            cls.__call__ = _mark(HANDLERS[api_name].wrap(cls.__call__))
+    del jax
+
+
+def _mark(fun: Callable) -> Callable:
+    try:
+        fun._tracker_wrapped = True  # type: ignore[attr-defined]
+    except AttributeError:
+        fun = functools.partial(fun)
+        fun._tracker_wrapped = True  # type: ignore[attr-defined]
+    return fun
+
+
+def _try_import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def ensure_patched() -> bool:
+    """Make tracking possible now; True if JAX's own hook is in use."""
+    if "jax" not in sys.modules:
+        install()
+        import jax  # noqa: F401  (the hook patches as jax finishes loading)
+    if not _state["patched"]:
+        patch_loaded_jax(hooked=REPRO_MODULE in sys.modules and _boundary_is_ours())
+    return _state["hooked"]
+
+
+def _boundary_is_ours() -> bool:
+    module = sys.modules.get(REPRO_MODULE)
+    return getattr(module, "boundary", None) is boundary

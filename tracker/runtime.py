@@ -1,0 +1,227 @@
+"""Recording: the context stack, user-function wrappers, and the interception points.
+
+What is on top of the (per-thread) stack decides what a call means:
+- a ``FunctionDef``: user code being traced, so the call is recorded as a statement of that function;
+- a ``Statement``: we are inside JAX (or a call that is already recorded), so the call is ignored;
+- nothing: user code at top level; higher-order API calls become top-level statements (a bounded
+  history, so a failing call can reuse what earlier calls made), first-order calls only when they fail.
+
+This module imports no JAX at import time: ``boundary`` runs while ``jax`` itself is being imported.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import threading
+import traceback
+import types
+from typing import Any, Callable
+
+from tracker.calltree import FunctionDef, Statement
+from tracker.config import Flags
+
+log = logging.getLogger("tracker")
+
+
+class ReproError(Exception):
+    """The tracker failed to record or emit part of a program (see ``error_mode``)."""
+
+
+class Slot:
+    """Where a user function's trace goes; a cached jit call moves it to the latest statement."""
+
+    def __init__(self, statement: Statement, role: str):
+        self.statement = statement
+        self.role = role
+        self.last: FunctionDef | None = None
+
+
+class Runtime:
+    def __init__(self) -> None:
+        self.enabled = False
+        self.flags = Flags()
+        self.history: collections.deque[Statement] = collections.deque(maxlen=self.flags.history)
+        self.failures: dict[int, Statement] = {}  # id(exception) -> failing top-level statement
+        self.errors: list[str] = []  # deferred tracker errors
+        self._local = threading.local()
+
+    # -- the stack ---------------------------------------------------------------------------
+
+    @property
+    def stack(self) -> list[Any]:
+        stack = getattr(self._local, "stack", None)
+        if stack is None:
+            stack = self._local.stack = []
+        return stack
+
+    def top(self) -> Any:
+        """The innermost frame, None at top level, or a Statement when recording is off."""
+        if not self.enabled:
+            return _OFF
+        stack = self.stack
+        return stack[-1] if stack else None
+
+    def recording(self) -> bool:
+        frame = self.top()
+        return frame is None or isinstance(frame, FunctionDef)
+
+    def innermost_statement(self) -> Statement | None:
+        for frame in reversed(self.stack):
+            if isinstance(frame, Statement):
+                return frame
+        return None
+
+    # -- statements ----------------------------------------------------------------------------
+
+    def statement(self, kind: str, name: str, handler: Any, args: tuple = (), kwargs: dict | None = None,
+                  options: dict | None = None) -> Statement:
+        from tracker.values import normalize
+        parent = self.top()
+        assert parent is None or isinstance(parent, FunctionDef)
+        stmt = Statement(kind, name, parent, handler, normalize(tuple(args)), normalize(dict(kwargs or {})),
+                         dict(options or {}))
+        if parent is not None:
+            parent.body.append(stmt)
+        self._log(stmt, f"{kind} {name}")
+        return stmt
+
+    def run(self, stmt: Statement, thunk: Callable[[], Any], post: Callable[[Any], Any] | None = None) -> Any:
+        """Run ``thunk`` as ``stmt``: calls under it are JAX's own; record its result or error."""
+        from tracker.values import normalize
+        stack = self.stack
+        stack.append(stmt)
+        try:
+            out = thunk()
+        except BaseException as error:
+            stmt.error = error
+            if stmt.parent is None:
+                self.failed(stmt, error)
+            raise
+        finally:
+            stack.pop()
+        if post is not None:
+            out = post(out)
+        try:
+            stmt.result = normalize(out)
+            stmt.returned = True
+        except Exception as error:  # never let recording change the user's program
+            self.internal_error(f"cannot record the result of {stmt.name}", error)
+        if stmt.parent is None:
+            self.history.append(stmt)
+        return out
+
+    def record(self, kind: str, name: str, handler: Any, call: Callable[[], Any], args: tuple = (),
+               kwargs: dict | None = None, options: dict | None = None, keep: Callable[[Any], bool] | None = None,
+               top_level: bool = False) -> Any:
+        """Record a call in the current function; at top level record it only if it fails (or ``top_level``)."""
+        frame = self.top()
+        if frame is None and not top_level:
+            stack = self.stack
+            stack.append(_INSIDE)  # what this call does inside JAX is not user code
+            try:
+                return call()
+            except Exception as error:
+                stmt = self.statement(kind, name, handler, args, kwargs, options)
+                stmt.error = error
+                self.failed(stmt, error)
+                raise
+            finally:
+                stack.remove(_INSIDE) if stack and stack[-1] is _INSIDE else None
+        if not (frame is None or isinstance(frame, FunctionDef)):
+            return call()
+        stmt = self.statement(kind, name, handler, args, kwargs, options)
+        out = self.run(stmt, call)
+        if keep is not None and not keep(out) and frame is not None and frame.body and frame.body[-1] is stmt:
+            frame.body.pop()  # e.g. jnp.shape(x): a Python value the trace has already used
+        return out
+
+    def failed(self, stmt: Statement, error: BaseException) -> None:
+        self.failures[id(error)] = stmt
+        self.last_failure = stmt
+        if len(self.failures) > 64:
+            self.failures.pop(next(iter(self.failures)))
+
+    def failure_for(self, error: BaseException) -> Statement | None:
+        seen = set()
+        while error is not None and id(error) not in seen:
+            seen.add(id(error))
+            if id(error) in self.failures:
+                return self.failures[id(error)]
+            error = error.__cause__ or error.__context__
+        return None
+
+    # -- user functions ------------------------------------------------------------------------
+
+    def user_function(self, fun: Callable, slot: Slot,
+                      select: Callable[[tuple, dict], tuple[tuple, dict]] | None = None) -> Callable:
+        """Wrap a user function handed to a JAX API so that JAX's call to it opens a FunctionDef."""
+        runtime = self
+
+        def traced(*args: Any, **kwargs: Any) -> Any:
+            from tracker.values import normalize
+            stmt = slot.statement
+            if not runtime.enabled or (stmt.functions.get(slot.role) is not None
+                                       and runtime.innermost_statement() is not stmt):
+                # Another call of an already traced function (JAX re-using it internally): not user code.
+                runtime.stack.append(stmt)
+                try:
+                    return fun(*args, **kwargs)
+                finally:
+                    runtime.stack.pop()
+            kept_args, kept_kwargs = select(args, kwargs) if select else (args, kwargs)
+            fdef = FunctionDef(fun, stmt, normalize(tuple(kept_args)), normalize(dict(kept_kwargs)))
+            stmt.functions[slot.role] = slot.last = fdef
+            runtime._log(fdef, f"def {fdef.name}")
+            runtime.stack.append(fdef)
+            try:
+                out = fun(*args, **kwargs)
+            except BaseException as error:
+                fdef.error = error
+                raise
+            finally:
+                runtime.stack.pop()
+            fdef.result = normalize(out)
+            fdef.returned = True
+            return out
+
+        try:
+            functools.update_wrapper(traced, fun)
+        except (AttributeError, TypeError):
+            pass
+        return traced
+
+    # -- errors and logging --------------------------------------------------------------------
+
+    def internal_error(self, what: str, error: BaseException | None = None) -> None:
+        mode = self.flags.error_mode
+        detail = what if error is None else f"{what}: {type(error).__name__}: {error}"
+        if mode == "raise":
+            raise ReproError(detail) from error
+        if mode in ("log", "defer"):
+            frames = traceback.format_exception(error)[-self.flags.log_traceback_frames:] if error else []
+            log.error("jax-reduce tracker: %s%s", detail, ("\n" + "".join(frames)) if frames else "")
+        if mode == "defer":
+            self.errors.append(detail)
+
+    def _log(self, node: Any, text: str) -> None:
+        level = self.flags.log_calls
+        if level and (level >= 2 or getattr(node, "kind", "") != "prim"):
+            log.warning("[%d]%s %s", node.id, "." * node.level, text)
+        if node.id in self.flags.log_call_details:
+            log.warning("[%d] details: %r", node.id, node)
+
+
+class _Off:
+    """The frame reported when tracking is disabled: like being inside JAX, nothing is recorded."""
+
+
+_OFF = _Off()
+_INSIDE = Statement("inside", "a first-order call at top level", None)
+
+RUNTIME = Runtime()
+
+
+def method_wrapper(self: Any, instance: Any) -> Any:
+    return self if instance is None else types.MethodType(self, instance)
