@@ -87,10 +87,17 @@ def roots_for(failing: Statement) -> list[Statement]:
             if origin is None or origin[0].id in chosen:
                 continue
             root, tracer = origin
-            if tracer or direct:
+            if tracer or (direct and _user_code(root)):
                 chosen[root.id] = root
                 queue.append((root, False))
     return sorted(chosen.values(), key=lambda s: s.id)
+
+
+def _user_code(root: Statement) -> bool:
+    """A jit of JAX's own helper (``jnp.int32(x)`` at top level) is not worth keeping: its result
+    is just a constant."""
+    fdef = root.functions.get("fun")
+    return fdef is None or not getattr(fdef.fun, "__module__", "").startswith("jax")
 
 
 def _is_tracer(x: Any) -> bool:

@@ -8,7 +8,6 @@ writes for that trace.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import inspect
@@ -319,7 +318,8 @@ class Custom(Api):
         dynamic = tuple(a for i, a in enumerate(call_args) if i not in nondiff)
         stmt = RUNTIME.statement("api", self.name, self, dynamic, kwargs,
                                  {"symbolic_zeros": getattr(obj, "symbolic_zeros", False)})
-        clone = copy.copy(obj)
+        clone = object.__new__(type(obj))  # custom_vjp's __new__ wants the function again
+        clone.__dict__.update(obj.__dict__)
         clone.fun = self.user_function(obj.fun, stmt, "fun", _drop_positions(nondiff))
         n = len(nondiff)
         for rule in self.rules:

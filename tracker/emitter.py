@@ -277,6 +277,9 @@ class Emitter:
 
     def _sharding(self, obj: Any) -> str:
         from jax.sharding import Mesh, NamedSharding, PartitionSpec
+        from tracker.firstorder import FirstOrder
+        if isinstance(obj, FirstOrder):
+            return obj.public
         if isinstance(obj, PartitionSpec):
             return f"jax.sharding.PartitionSpec({', '.join(self.expr(p) for p in obj)})"
         if isinstance(obj, Mesh):

@@ -47,9 +47,10 @@ class FirstOrder:
             pass
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        real_args, real_kwargs = _unwrapped(args), dict(zip(kwargs, _unwrapped(tuple(kwargs.values()))))
         if not RUNTIME.enabled or _takes_functions(args, kwargs):
-            return self.fun(*args, **kwargs)  # higher-order or transparent: its insides are user code
-        return RUNTIME.record("first_order", self.public, self, lambda: self.fun(*args, **kwargs),
+            return self.fun(*real_args, **real_kwargs)  # higher-order: its insides are user code
+        return RUNTIME.record("first_order", self.public, self, lambda: self.fun(*real_args, **real_kwargs),
                               args, kwargs, keep=_has_arrays)
 
     def __getattr__(self, name: str) -> Any:  # jnp.add.reduce, jnp.add.at...
@@ -67,15 +68,21 @@ class FirstOrder:
         return ctx.call(self.public, stmt.args, stmt.kwargs)
 
 
+def _unwrapped(values: tuple) -> tuple:
+    """JAX compares some arguments by identity (``computation is lax.max``): pass it its own functions."""
+    return tuple(v.fun if isinstance(v, FirstOrder) else v for v in values)
+
+
 def _takes_functions(args: tuple, kwargs: dict) -> bool:
-    from tracker.apis import Transformed
+    """Whether a call gets user functions (``jnp.piecewise``, ``lax.reduce`` with a lambda): then it
+    is higher-order and what it runs is user code. JAX's own functions (``lax.max``) do not count."""
     values = list(args) + list(kwargs.values())
     for value in values:
         items = value if isinstance(value, (list, tuple)) else (value,)
         for item in items:
-            if callable(item) and not hasattr(item, "shape") and not isinstance(item, type):
-                return True
-            if isinstance(item, Transformed):
+            if isinstance(item, FirstOrder) or isinstance(item, type) or hasattr(item, "shape"):
+                continue
+            if callable(item) and not getattr(item, "__module__", "").startswith("jax"):
                 return True
     return False
 

@@ -118,17 +118,7 @@ class Runtime:
         """Record a call in the current function; at top level record it only if it fails (or ``top_level``)."""
         frame = self.top()
         if frame is None and not top_level:
-            stack = self.stack
-            stack.append(_INSIDE)  # what this call does inside JAX is not user code
-            try:
-                return call()
-            except Exception as error:
-                stmt = self.statement(kind, name, handler, args, kwargs, options)
-                stmt.error = error
-                self.failed(stmt, error)
-                raise
-            finally:
-                stack.remove(_INSIDE) if stack and stack[-1] is _INSIDE else None
+            return self._top_level(kind, name, handler, call, args, kwargs, options)
         if not (frame is None or isinstance(frame, FunctionDef)):
             return call()
         stmt = self.statement(kind, name, handler, args, kwargs, options)
@@ -136,6 +126,23 @@ class Runtime:
         if keep is not None and not keep(out) and frame is not None and frame.body and frame.body[-1] is stmt:
             frame.body.pop()  # e.g. jnp.shape(x): a Python value the trace has already used
         return out
+
+    def _top_level(self, kind: str, name: str, handler: Any, call: Callable[[], Any], args: tuple,
+                   kwargs: dict | None, options: dict | None) -> Any:
+        """A first-order call at top level: kept only if it fails (a repro of what it did is moot)."""
+        stack = self.stack
+        stack.append(_INSIDE)  # what this call does inside JAX is not user code
+        try:
+            return call()
+        except Exception as error:
+            stack.pop()
+            stmt = self.statement(kind, name, handler, args, kwargs, options)
+            stack.append(_INSIDE)
+            stmt.error = error
+            self.failed(stmt, error)
+            raise
+        finally:
+            stack.pop()
 
     def failed(self, stmt: Statement, error: BaseException) -> None:
         self.failures[id(error)] = stmt

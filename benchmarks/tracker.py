@@ -1,0 +1,126 @@
+"""The tracker on the corpus: does each program yield a standalone repro with the same signature?
+
+    python benchmarks/tracker.py [--only 03] [--results benchmarks/tracker-results.md]
+
+Per program: the plain run's time, the run under ``jax-track`` (time and overhead ratio, measured
+side by side), whether a repro was saved, whether it imports only jax/numpy/the standard library,
+whether running it gives the original's signature (template level, fresh interpreter), and its size
+against the original program.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reducer.api import signature_of  # noqa: E402
+from reducer.engine import count_tokens  # noqa: E402
+from reducer.signature import Level, Signature  # noqa: E402
+
+CORPUS = ROOT / "benchmarks" / "corpus"
+ALLOWED = {"jax", "numpy"} | set(sys.stdlib_module_names)
+
+
+def timed(argv: list[str], cwd: str) -> tuple[float, subprocess.CompletedProcess]:
+    env = {k: v for k, v in os.environ.items() if k not in ("JAX_REPRO_DIR", "JAX_REPRO_FLAGS")}
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    return time.perf_counter() - start, done
+
+
+def standalone(source: str) -> bool:
+    modules = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            modules.add((node.module or "").split(".")[0])
+    return modules <= ALLOWED
+
+
+def run_one(program: Path) -> dict:
+    with tempfile.TemporaryDirectory(prefix="jax-track-bench-") as work:
+        plain_s, _ = timed([sys.executable, str(program)], work)
+        repro_dir = os.path.join(work, "repros")
+        tracked_s, done = timed([sys.executable, "-m", "tracker", "--repro-dir", repro_dir, str(program)], work)
+        saved = sorted(Path(repro_dir).glob("*.py")) if os.path.isdir(repro_dir) else []
+        row = {"program": program.stem, "plain s": round(plain_s, 2), "tracked s": round(tracked_s, 2),
+               "overhead": round(tracked_s / plain_s, 2), "saved": bool(saved)}
+        if not saved:
+            row.update({"standalone": False, "same signature": False, "tokens": 0,
+                        "error": done.stderr.strip().splitlines()[-1:] or [""]})
+            return row
+        source = saved[0].read_text()
+        original = signature_of(str(program))
+        repro = signature_of(str(saved[0]))
+        row.update({
+            "standalone": standalone(source),
+            "same signature": Signature(Level.TEMPLATE).same(original, repro),
+            "tokens": count_tokens(source), "original tokens": count_tokens(program.read_text()),
+            "lines": len(source.splitlines()),
+            "original": Signature(Level.TEMPLATE).describe(original),
+            "repro": Signature(Level.TEMPLATE).describe(repro),
+        })
+        return row
+
+
+def markdown(rows: list[dict], seconds: float) -> str:
+    kept = sum(r["saved"] and r["standalone"] and r["same signature"] for r in rows)
+    overheads = sorted(r["overhead"] for r in rows)
+    lines = [
+        "# Tracker on the corpus", "",
+        f"Run on {datetime.date.today()} ({platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}) with `python benchmarks/tracker.py`, {seconds:.0f} s in all.", "",
+        f"- programs: {len(rows)}; standalone repro with the same signature: {kept}/{len(rows)}",
+        f"- tracking overhead (tracked / plain wall time, both including interpreter start-up): "
+        f"median {overheads[len(overheads) // 2]:.2f}x, max {overheads[-1]:.2f}x", "",
+        "| program | saved | standalone | same signature | repro tokens | original tokens | plain s | tracked s | overhead |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        yes = lambda b: "yes" if b else "**no**"  # noqa: E731
+        lines.append(f"| {r['program']} | {yes(r['saved'])} | {yes(r['standalone'])} | {yes(r['same signature'])} "
+                     f"| {r.get('tokens', 0)} | {r.get('original tokens', '-')} | {r['plain s']} | {r['tracked s']} "
+                     f"| {r['overhead']}x |")
+    misses = [r for r in rows if not (r["saved"] and r["same signature"])]
+    if misses:
+        lines += ["", "Misses:", ""]
+        lines += [f"- {r['program']}: original `{r.get('original', '')}`, repro `{r.get('repro', r.get('error'))}`"
+                  for r in misses]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="", help="comma-separated program number prefixes")
+    parser.add_argument("--results", default=str(ROOT / "benchmarks" / "tracker-results.md"))
+    args = parser.parse_args()
+    wanted = [p for p in args.only.split(",") if p]
+    programs = [p for p in sorted(CORPUS.glob("[0-9]*.py")) if not p.name.endswith(".min.py")
+                and (not wanted or any(p.name.startswith(w) for w in wanted))]
+    start = time.perf_counter()
+    rows = []
+    for program in programs:
+        row = run_one(program)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    text = markdown(rows, time.perf_counter() - start)
+    print(text)
+    Path(args.results).write_text(text)
+    Path(args.results).with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
