@@ -94,7 +94,6 @@ class Api:
 
     def _wrap_functions(self, stmt: Statement, bound: inspect.BoundArguments,
                         signature: inspect.Signature) -> inspect.BoundArguments:
-        from tracker.values import normalize
         recorded = signature.bind_partial()
         real = signature.bind_partial()
         for name, value in bound.arguments.items():
@@ -108,8 +107,8 @@ class Api:
                 roles = [f"{name}{i}" for i in range(len(value))]
                 recorded.arguments[name] = [FunctionRef(role) for role in roles]
                 real.arguments[name] = type(value)(self.user_function(f, stmt, role) for f, role in zip(value, roles))
-        stmt.args = normalize(tuple(recorded.args))
-        stmt.kwargs = normalize(dict(recorded.kwargs))
+        stmt.args = RUNTIME.normalize(tuple(recorded.args))
+        stmt.kwargs = RUNTIME.normalize(dict(recorded.kwargs))
         return real
 
     def user_function(self, fun: Callable, stmt: Statement, role: str,
@@ -222,7 +221,9 @@ class Transformed:
         self.real = transform(fun, *t_args, **t_kwargs)
         self.traces: dict[Any, tuple[Callable, Slot]] = {}
         try:
-            functools.update_wrapper(self, fun)
+            # Not fun's __dict__: a custom_jvp's ``fun``/``jvp`` or an inner Transformed's ``real``
+            # would overwrite this proxy's own attributes.
+            functools.update_wrapper(self, fun, updated=())
         except (AttributeError, TypeError):
             pass
 

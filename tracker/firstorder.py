@@ -42,7 +42,7 @@ class FirstOrder:
         self.public = public
         self.fun = fun
         try:
-            functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+            functools.update_wrapper(self, fun, updated=())  # type: ignore[arg-type]  (keep our attributes)
         except (AttributeError, TypeError):
             pass
 

@@ -1,0 +1,23 @@
+"""Fixtures for the tracker tests; the runner itself is in tracker_harness.py."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+import pytest
+
+from tracker_harness import Runs
+
+
+@pytest.fixture(scope="session")
+def runs(request):
+    root = tempfile.mkdtemp(prefix="tracker-tests-")
+    runner = Runs(root)
+    # Queue every program the selected tests use, so they run in parallel from the start.
+    selected = [item.callspec.params["name"] for item in request.session.items
+                if hasattr(item, "callspec") and "name" in item.callspec.params]
+    runner.start(selected)
+    yield runner
+    runner.close()
+    shutil.rmtree(root, ignore_errors=True)

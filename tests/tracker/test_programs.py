@@ -1,0 +1,137 @@
+"""Each program under ``programs/``: the tracker's repro, run in a fresh interpreter, fails like the
+original (``fail_*``) or computes the same result (``ok_*``), and imports only jax, numpy and the
+standard library."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import numpy as np
+import pytest
+
+from reducer.signature import Kind, Signature
+from tracker_harness import ALLOWED_IMPORTS, imports_of, program_names
+
+SIGNATURE = Signature()  # the reducer's default level: template
+
+# How the repro must spell the APIs a program uses: it reads like JAX a person writes.
+SPELLING = {
+    "fail_jit_static_reshape": ["jax.jit(", "jnp.reshape("],
+    "fail_vmap_broadcast": ["jax.vmap(", "in_axes=(None, 1, None)", "out_axes=1"],
+    "fail_tracer_bool": ["jax.jit(", "jax.grad("],
+    "fail_leaked_tracer": ["jax.jit(", "jnp.linalg.norm("],
+    "fail_key_split_reused": ["jax.random.split(", "jax.random.normal("],
+    "fail_value_and_grad_nonscalar": ["jax.value_and_grad(", "argnums=(1, 2)", "has_aux=True"],
+    "fail_scan_carry": ["lax.scan("],
+    "fail_cond_switch_branches": ["lax.cond(", "lax.switch("],
+    "fail_while_fori": ["lax.while_loop(", "lax.fori_loop("],
+    "fail_custom_vjp_bwd": ["jax.custom_vjp(", ".defvjp(", "jax.grad("],
+    "fail_custom_jvp_rule": ["jax.custom_jvp(", ".defjvp", "jax.jacfwd("],
+    "fail_checkpoint_static": ["jax.checkpoint(", "jax.grad("],
+    "fail_nested_closure": ["lax.scan("],
+    "fail_jacrev_hessian": ["jax.hessian(", "argnums=1"],
+    "fail_jvp_linearize": ["jax.jvp("],
+    "fail_vjp_cotangent": ["jax.vjp("],
+    "fail_eval_shape": ["jax.eval_shape(", "jax.nn.softmax("],
+    "fail_implicit_pth_lax_map": ["lax.map("],
+    "fail_pmap_shard_map": ["jax.shard_map(", "jax.sharding.PartitionSpec("],
+    "fail_large_arrays_fake": ["np.ones((32, 16), dtype=np.float32)", "jax.nn.relu("],
+    "fail_nan_save_arrays": ['jax.config.update("jax_debug_nans", True)', "np.load(", "jnp.log("],
+    "ok_jit_donate_static": ["jax.jit(", "donate_argnums=(0,)"],
+    "ok_vmap_axes": ["jax.vmap(", "out_axes=1", "{'w': None, 'b': None}"],
+    "ok_grad_family": ["jax.grad(", "jax.value_and_grad(", "has_aux=True", "jax.jacfwd(", "jax.jacrev(",
+                       "jax.hessian("],
+    "ok_jvp_vjp_linearize": ["jax.jvp(", "jax.vjp(", "jax.linearize("],
+    "ok_control_flow": ["lax.cond(", "lax.switch(", "lax.scan(", "lax.while_loop(", "lax.fori_loop(",
+                        "lax.map("],
+    "ok_remat": ["jax.checkpoint(", "jax.checkpoint_policies.nothing_saveable"],
+    "ok_custom_derivatives": ["jax.custom_jvp(", "jax.custom_vjp(", ".defvjp("],
+    "ok_callbacks_ordered": ["jax.debug.print(", "jax.pure_callback(", "io_callback(", "ordered=True"],
+    "ok_pmap_shard_map": ["jax.pmap(", "jax.shard_map(", 'jax.config.update("jax_num_cpu_devices", 2)'],
+    "ok_prng_keys": ["jax.random.split(", "jax.random.fold_in(", "jax.random.bernoulli("],
+    "ok_eval_shape": ["jax.eval_shape("],
+    "ok_pytrees": ["'out'", "'norms'", "jax.grad("],
+    "ok_nested_closures": ["lax.scan(", "jax.vmap("],
+}
+
+
+def check_standalone(tracked) -> None:
+    assert tracked.repros, "no repro saved\n" + tracked.explain()
+    imported = imports_of(tracked.source)
+    assert imported <= ALLOWED_IMPORTS, f"imports {imported - ALLOWED_IMPORTS}\n" + tracked.explain()
+    for text in SPELLING.get(tracked.name, []):
+        assert text in tracked.source, f"{text!r} not in the repro\n" + tracked.explain()
+
+
+@pytest.mark.parametrize("name", program_names("fail"))
+def test_failing_program(runs, name):
+    tracked = runs.get(name)
+    assert tracked.original.kind is Kind.EXCEPTION, tracked.original
+    # The tracker never changes the user's error: the tracked run fails with the same exception type.
+    assert tracked.tracked.returncode == 1, tracked.explain()
+    assert tracked.original.exc_type.split(".")[-1] in tracked.tracked.stderr, tracked.explain()
+    check_standalone(tracked)
+    assert SIGNATURE.same(tracked.original, tracked.repro_outcome), (
+        f"original: {SIGNATURE.describe(tracked.original)}\nrepro:    "
+        f"{SIGNATURE.describe(tracked.repro_outcome)}\n" + tracked.explain())
+
+
+@pytest.mark.parametrize("name", program_names("ok"))
+def test_succeeding_program(runs, name):
+    tracked = runs.get(name)
+    assert tracked.tracked.returncode == 0, tracked.explain()
+    check_standalone(tracked)
+    assert tracked.repro_result is not None, tracked.explain()
+    assert len(tracked.repro_result) == len(tracked.original_result), tracked.explain()
+    for ours, theirs in zip(tracked.repro_result, tracked.original_result):
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, tracked.explain()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6, err_msg=tracked.explain())
+
+
+def _function_nesting(source: str) -> dict[str, str]:
+    """Function name (without its numeric suffix) -> the enclosing function's ('' at module level)."""
+    nesting: dict[str, str] = {}
+
+    def visit(node: ast.AST, outer: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef):
+                name = child.name.rsplit("_", 1)[0]
+                nesting.setdefault(name, outer)
+                visit(child, name)
+            else:
+                visit(child, outer)
+    visit(ast.parse(source), "")
+    return nesting
+
+
+def test_nested_functions_defined_where_their_free_values_are(runs):
+    # gate closes over step's h? no: over model's scale and w, so it is defined inside model, not step.
+    nesting = _function_nesting(runs.get("fail_nested_closure").source)
+    assert nesting.get("model") == "" and nesting.get("step") == "model", nesting
+    assert nesting.get("gate") in ("model", "step"), nesting
+    nesting = _function_nesting(runs.get("ok_nested_closures").source)
+    assert nesting.get("rnn") == "" and nesting.get("step") == "rnn" and nesting.get("cell") == "step", nesting
+
+
+def test_earlier_calls_kept_when_the_failing_call_uses_their_results(runs):
+    # The leaked tracer was made by normalise's trace: that earlier jit call is in the repro.
+    source = runs.get("fail_leaked_tracer").source
+    assert source.count("jax.jit(") == 2 and "def normalise" in source and "def rescale" in source, source
+    # The keys passed to the failing call were split by an earlier jitted call.
+    source = runs.get("fail_key_split_reused").source
+    assert "def split" in source and "def sample" in source, source
+
+
+def test_saved_arrays_beside_the_repro(runs):
+    tracked = runs.get("fail_nan_save_arrays")
+    npz = tracked.repros[0][:-3] + ".npz"
+    assert os.path.exists(npz), tracked.explain()
+    with np.load(npz) as data:
+        assert any(np.any(data[k] < 0) for k in data.files)  # the value that makes the NaN
+
+
+def test_ordered_callbacks_keep_their_order(runs):
+    source = runs.get("ok_callbacks_ordered").source
+    calls = [line for line in source.splitlines() if "io_callback(" in line]
+    assert len(calls) == 2 and all("ordered=True" in line for line in calls), source

@@ -1,0 +1,177 @@
+"""Shared runner for the tracker tests (used by conftest.py and the test modules).
+
+Every program under ``programs/`` is a real JAX program. A failing one (``fail_*.py``) is run under the
+tracker in a subprocess; its saved repro is then run in a fresh interpreter and must fail with the
+signature of the original program (itself run in a fresh interpreter, without the tracker). A
+succeeding one (``ok_*.py``) collects its own function with ``tracker.collect`` and saves its result;
+the repro's ``result`` must be allclose to it.
+
+The subprocesses of all programs are started at once on a small thread pool (each test then waits for
+its own), so the whole directory costs about as much as its slowest few interpreters per core.
+"""
+
+from __future__ import annotations
+
+import ast
+import concurrent.futures
+import dataclasses
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PTH = os.path.join(ROOT, "tracker", "jax_reduce_tracker.pth")
+TIMEOUT = 180
+ALLOWED_IMPORTS = {"jax", "jaxlib", "numpy"} | set(sys.stdlib_module_names)
+
+# Programs that are tracked through the real ``.pth`` start-up line instead of ``python -m tracker``.
+IMPLICIT = {"fail_implicit_pth_lax_map"}
+# Extra JAX_REPRO_FLAGS per program.
+FLAGS = {
+    "fail_large_arrays_fake": "fake_array_threshold=16",
+    "fail_nan_save_arrays": "save_arrays,fake_array_threshold=4",
+}
+
+
+def env(**extra: str) -> dict[str, str]:
+    """The test's environment without any tracker settings, plus ``extra``; the repo is importable."""
+    out = {k: v for k, v in os.environ.items() if k not in ("JAX_REPRO_DIR", "JAX_REPRO_FLAGS")}
+    out["PYTHONPATH"] = ROOT + os.pathsep + out.get("PYTHONPATH", "")
+    out["JAX_PLATFORMS"] = "cpu"
+    out.update(extra)
+    return out
+
+
+def run(argv: list[str], cwd: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, cwd=cwd, env=env(**extra), capture_output=True, text=True,
+                          timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+
+
+def imports_of(source: str) -> set[str]:
+    """Top-level packages a program imports (anywhere in the file)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found.add((node.module or "").split(".")[0])
+    return found
+
+
+@dataclasses.dataclass
+class Tracked:
+    """What one program's runs produced."""
+
+    name: str
+    workdir: str
+    tracked: subprocess.CompletedProcess  # the run under the tracker
+    repros: list[str]  # saved repro paths
+    original: object = None  # Outcome of the program without the tracker (failing programs)
+    repro_outcome: object = None  # Outcome of the first repro
+    original_result: list[np.ndarray] | None = None  # leaves of the result (succeeding programs)
+    repro_result: list[np.ndarray] | None = None
+    repro_run: subprocess.CompletedProcess | None = None
+
+    @property
+    def source(self) -> str:
+        with open(self.repros[0]) as f:
+            return f.read()
+
+    def explain(self) -> str:
+        text = [f"--- tracked run of {self.name} (exit {self.tracked.returncode}) stderr tail:",
+                self.tracked.stderr[-3000:]]
+        if self.repros:
+            text += [f"--- repro {self.repros[0]}:", self.source]
+        if self.repro_run is not None:
+            text += ["--- repro run stderr tail:", self.repro_run.stderr[-3000:]]
+        return "\n".join(text)
+
+
+def _tracked_failing(name: str, workdir: str) -> Tracked:
+    from reducer import signature_of
+    program = os.path.join(PROGRAMS, f"{name}.py")
+    repro_dir = os.path.join(workdir, "repros")
+    flags = FLAGS.get(name, "")
+    if name in IMPLICIT:
+        # The real start-up line: a site directory holding only the .pth file, JAX_REPRO_DIR set.
+        site_dir = os.path.join(workdir, "site")
+        os.makedirs(site_dir)
+        shutil.copy(PTH, site_dir)
+        boot = (f"import site, sys, runpy; site.addsitedir({site_dir!r}); sys.argv = [{program!r}]; "
+                f"runpy.run_path({program!r}, run_name='__main__')")
+        tracked = run([sys.executable, "-c", boot], workdir, JAX_REPRO_DIR=repro_dir, JAX_REPRO_FLAGS=flags)
+    else:
+        tracked = run([sys.executable, "-m", "tracker", "--repro-dir", repro_dir, "--flags", flags, program],
+                      workdir)
+    repros = sorted(glob.glob(os.path.join(repro_dir, "*.py")))
+    result = Tracked(name, workdir, tracked, repros)
+    result.original = signature_of(program, timeout=TIMEOUT)
+    if repros:
+        result.repro_outcome = signature_of(repros[0], timeout=TIMEOUT)
+    return result
+
+
+_SAVE_RESULT = ("import runpy, sys, numpy as np, jax; g = runpy.run_path(sys.argv[1], run_name='__main__'); "
+                "np.savez(sys.argv[2], *[np.asarray(x) for x in jax.tree_util.tree_leaves(g['result'])])")
+
+
+def load_leaves(path: str) -> list[np.ndarray]:
+    with np.load(path) as data:
+        return [data[f"arr_{i}"] for i in range(len(data.files))]
+
+
+def _tracked_succeeding(name: str, workdir: str) -> Tracked:
+    program = os.path.join(PROGRAMS, f"{name}.py")
+    out = os.path.join(workdir, "out")
+    os.makedirs(out)
+    tracked = run([sys.executable, program, out], workdir, JAX_REPRO_FLAGS=FLAGS.get(name, ""))
+    repros = sorted(glob.glob(os.path.join(out, "*.py")))
+    result = Tracked(name, workdir, tracked, repros)
+    if tracked.returncode == 0 and os.path.exists(os.path.join(out, "original.npz")):
+        result.original_result = load_leaves(os.path.join(out, "original.npz"))
+    if repros:
+        # A fresh interpreter without the tracker, in the repro's own directory.
+        saved = os.path.join(workdir, "repro_result.npz")
+        result.repro_run = run([sys.executable, "-c", _SAVE_RESULT, repros[0], saved], out,
+                               JAX_TRACEBACK_FILTERING="off")
+        if os.path.exists(saved):
+            result.repro_result = load_leaves(saved)
+    return result
+
+
+def program_names(prefix: str) -> list[str]:
+    return sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PROGRAMS, f"{prefix}_*.py")))
+
+
+class Runs:
+    """Runs programs on a small thread pool: ``start(names)`` queues them all at once (the selected
+    tests' programs), ``get(name)`` waits for one (queueing it first if needed)."""
+
+    def __init__(self, root: str):
+        self.root = root
+        workers = int(os.environ.get("TRACKER_TEST_JOBS", "3"))
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+        self.futures: dict[str, concurrent.futures.Future] = {}
+
+    def start(self, names) -> None:
+        for name in names:
+            if name in self.futures:
+                continue
+            workdir = os.path.join(self.root, name)
+            os.makedirs(workdir)
+            job = _tracked_failing if name.startswith("fail") else _tracked_succeeding
+            self.futures[name] = self.pool.submit(job, name, workdir)
+
+    def get(self, name: str) -> Tracked:
+        self.start([name])
+        return self.futures[name].result()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
