@@ -57,8 +57,11 @@ class Result:
         return data
 
 
-def read_program(path_or_source: str | os.PathLike[str]) -> tuple[str | None, str]:
-    """(path or None, source). A string containing a newline is taken as source, anything else as a path."""
+def read_program(path_or_source: str | os.PathLike[str] | cst.Module) -> tuple[str | None, str]:
+    """(path or None, source). A string containing a newline is taken as source, a libcst module (what
+    the tracker emits) as its code, anything else as a path."""
+    if isinstance(path_or_source, cst.Module):
+        return None, path_or_source.code
     if isinstance(path_or_source, str) and "\n" in path_or_source:
         return None, path_or_source
     path = Path(path_or_source)

@@ -66,6 +66,8 @@ class Emitter:
         self.emitted_functions: dict[int, str] = {}
         self.pending: dict[Scope, list[FunctionDef]] = {}
         self.function_names: dict[int, str] = {}
+        self.containers: dict[tuple[int, Any], str] = {}  # (function id, shape of a param) -> its name
+        self.param_names: dict[tuple[int, int], str] = {}
         self._prelude: list[str] = []
         self._scope: Scope = None
         self._statement: Statement | None = None
@@ -93,6 +95,7 @@ class Emitter:
             self.functions.append(fdef)
             for _, leaf in V.paths((fdef.args, fdef.kwargs)):
                 self._define(leaf, fdef)
+            self._register_containers(fdef)
             for inner in fdef.body:
                 self._index_statement(inner, fdef, seen)
             if fdef.returned:
@@ -108,8 +111,32 @@ class Emitter:
             if scope not in scopes:
                 scopes.append(scope)
 
+    def _register_containers(self, fdef: FunctionDef) -> None:
+        """A pytree parameter passed on whole (``grad(loss)(params, x)``) is written as the parameter,
+        not rebuilt from its leaves."""
+        params = [(i, arg) for i, arg in enumerate(fdef.args) if not is_named(arg)]
+        params += [(key, arg) for key, arg in fdef.kwargs.items() if not is_named(arg)]
+        for key, arg in params:
+            name = key if isinstance(key, str) else self.fresh("args")
+            if isinstance(key, int):
+                self.param_names[(fdef.id, key)] = name
+            for path, sub in _containers(arg):
+                sig = _shape(sub)
+                if sig is not None:
+                    self.containers.setdefault((fdef.id, sig), f"{name}{path}")
+
     def _use(self, scope: Scope, tree: Any) -> None:
-        self.uses.setdefault(scope, []).extend(x for _, x in V.paths(tree) if is_named(x))
+        uses = self.uses.setdefault(scope, [])
+        if scope is not None and _shape(tree) is not None and (scope.id, _shape(tree)) in self.containers:
+            return
+        if isinstance(tree, dict):
+            for value in tree.values():
+                self._use(scope, value)
+        elif isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+            for value in tree:
+                self._use(scope, value)
+        elif is_named(tree):
+            uses.append(tree)
 
     def _free(self, fdef: FunctionDef, memo: dict[int, set[int]]) -> set[int]:
         if fdef.id in memo:
@@ -184,6 +211,11 @@ class Emitter:
 
     def operand(self, tree: Any) -> str:
         text = self.expr(tree)
+        try:
+            float(text)
+            return text if not text.startswith("-") else f"({text})"
+        except ValueError:
+            pass
         simple = text.replace("_", "").replace(".", "").isalnum() or text.endswith(")") and \
             text.split("(")[0].replace(".", "").replace("_", "").isalnum()
         return text if simple and not text.startswith("-") else f"({text})"
@@ -239,6 +271,10 @@ class Emitter:
             return V.array_literal(obj, self.flags.fake_array_threshold, None)
         if V.is_array(obj):
             return self._constant(obj)
+        if isinstance(self._scope, FunctionDef) and isinstance(obj, (tuple, list, dict)):
+            name = self.containers.get((self._scope.id, _shape(obj)))
+            if name is not None:
+                return name
         if type(obj) is tuple:
             inner = ", ".join(self.expr(x) for x in obj)
             return f"({inner},)" if len(obj) == 1 else f"({inner})"
@@ -401,11 +437,11 @@ class Emitter:
 
     def _params(self, fdef: FunctionDef) -> tuple[list[str], list[str]]:
         params, unpack = [], []
-        for arg in fdef.args:
+        for i, arg in enumerate(fdef.args):
             if is_named(arg):
                 params.append(self.name_of(arg, "x"))
                 continue
-            name = self.fresh("args")
+            name = self.param_names.get((fdef.id, i)) or self.fresh("args")
             params.append(name)
             unpack += [f"{self.name_of(leaf, 'x')} = {name}{path}" for path, leaf in V.paths(arg)
                        if is_named(leaf) and id(leaf) in self._used_ids]
@@ -477,6 +513,27 @@ def _option_values(stmt: Statement) -> Any:
     """Values a statement passes besides its arguments (primitive parameters)."""
     params = stmt.options.get("params") if stmt.kind == "prim" else None
     return V.normalize(params) if params else ()
+
+
+def _containers(tree: Any, path: str = "") -> list[tuple[str, Any]]:
+    if isinstance(tree, dict):
+        return [(path, tree)] + [c for k, v in tree.items() for c in _containers(v, f"{path}[{k!r}]")]
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        return [(path, tree)] + [c for i, v in enumerate(tree) for c in _containers(v, f"{path}[{i}]")]
+    return []
+
+
+def _shape(tree: Any) -> Any:
+    """A hashable description of a container of named values (None if it holds anything else)."""
+    if is_named(tree):
+        return ("v", id(tree))
+    if isinstance(tree, dict) and tree:
+        items = tuple(sorted((repr(k), _shape(v)) for k, v in tree.items()))
+        return None if any(v is None for _, v in items) else ("d", items)
+    if isinstance(tree, (tuple, list)) and tree and not hasattr(tree, "_fields"):
+        items = tuple(_shape(v) for v in tree)
+        return None if any(v is None for v in items) else (type(tree).__name__, items)
+    return None
 
 
 def _is_tuple_tree(tree: Any) -> bool:

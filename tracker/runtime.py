@@ -77,19 +77,26 @@ class Runtime:
 
     def statement(self, kind: str, name: str, handler: Any, args: tuple = (), kwargs: dict | None = None,
                   options: dict | None = None) -> Statement:
-        from tracker.values import normalize
         parent = self.top()
         assert parent is None or isinstance(parent, FunctionDef)
-        stmt = Statement(kind, name, parent, handler, normalize(tuple(args)), normalize(dict(kwargs or {})),
-                         dict(options or {}))
+        stmt = Statement(kind, name, parent, handler, self.normalize(tuple(args)),
+                         self.normalize(dict(kwargs or {})), dict(options or {}))
         if parent is not None:
             parent.body.append(stmt)
         self._log(stmt, f"{kind} {name}")
         return stmt
 
+    def normalize(self, tree: Any) -> Any:
+        """The tree as plain containers; on a tracker bug, the tree as is (the emitter reports it)."""
+        from tracker.values import normalize
+        try:
+            return normalize(tree)
+        except Exception as error:
+            self.internal_error("cannot record an argument", error)
+            return tree
+
     def run(self, stmt: Statement, thunk: Callable[[], Any], post: Callable[[Any], Any] | None = None) -> Any:
         """Run ``thunk`` as ``stmt``: calls under it are JAX's own; record its result or error."""
-        from tracker.values import normalize
         stack = self.stack
         stack.append(stmt)
         try:
@@ -103,11 +110,8 @@ class Runtime:
             stack.pop()
         if post is not None:
             out = post(out)
-        try:
-            stmt.result = normalize(out)
-            stmt.returned = True
-        except Exception as error:  # never let recording change the user's program
-            self.internal_error(f"cannot record the result of {stmt.name}", error)
+        stmt.result = self.normalize(out)
+        stmt.returned = True
         if stmt.parent is None:
             self.history.append(stmt)
         return out
@@ -167,7 +171,6 @@ class Runtime:
         runtime = self
 
         def traced(*args: Any, **kwargs: Any) -> Any:
-            from tracker.values import normalize
             stmt = slot.statement
             if not runtime.enabled or (stmt.functions.get(slot.role) is not None
                                        and runtime.innermost_statement() is not stmt):
@@ -178,7 +181,7 @@ class Runtime:
                 finally:
                     runtime.stack.pop()
             kept_args, kept_kwargs = select(args, kwargs) if select else (args, kwargs)
-            fdef = FunctionDef(fun, stmt, normalize(tuple(kept_args)), normalize(dict(kept_kwargs)))
+            fdef = FunctionDef(fun, stmt, runtime.normalize(tuple(kept_args)), runtime.normalize(dict(kept_kwargs)))
             stmt.functions[slot.role] = slot.last = fdef
             runtime._log(fdef, f"def {fdef.name}")
             runtime.stack.append(fdef)
@@ -189,7 +192,7 @@ class Runtime:
                 raise
             finally:
                 runtime.stack.pop()
-            fdef.result = normalize(out)
+            fdef.result = runtime.normalize(out)
             fdef.returned = True
             return out
 

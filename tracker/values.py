@@ -90,6 +90,8 @@ def scalar_literal(x: Any) -> str:
 def dtype_expr(dtype: Any) -> str:
     """``np.float32``-style where numpy knows the type, ``jnp.bfloat16`` for the ML types."""
     dtype = np.dtype(dtype)
+    if dtype.name == "bool":
+        return "np.bool_"
     if dtype.name in ("bfloat16",) or dtype.name.startswith("float8") or dtype.name.startswith("int4") \
             or dtype.name.startswith("uint4") or dtype.name.startswith("float4"):
         return f"jnp.{dtype.name}"
@@ -105,6 +107,15 @@ def array_literal(value: Any, threshold: int, saved: Callable[[np.ndarray], str]
     dtype = dtype_expr(array.dtype)
     if saved is not None and array.size > 1:
         return saved(array)
+    if array.size > 1 and not isinstance(value, np.generic) and _all_equal(array):
+        first = array.flat[0]  # exact and short: a zero bias is np.zeros(64), not 64 literals
+        if first == 0 and not np.signbit(first).any() if array.dtype.kind in "fc" else first == 0:
+            return f"np.zeros({tuple(array.shape)!r}, dtype={dtype})"
+        if first == 1:
+            return f"np.ones({tuple(array.shape)!r}, dtype={dtype})"
+        if array.dtype.kind in "biuf":
+            scalar = scalar_literal(first.item())
+            return f"np.full({tuple(array.shape)!r}, {scalar}, dtype={dtype})"
     if array.size > threshold:
         return f"np.ones({tuple(array.shape)!r}, dtype={dtype})"
     if array.dtype.kind in "fc" and np.dtype(array.dtype).itemsize >= 2:
@@ -114,6 +125,12 @@ def array_literal(value: Any, threshold: int, saved: Callable[[np.ndarray], str]
     else:  # bfloat16, fp8...: go through float64
         body = _nested(array.astype(np.float64).tolist())
     return f"np.array({body}, dtype={dtype})" if not isinstance(value, np.generic) else f"{dtype}({body})"
+
+
+def _all_equal(array: np.ndarray) -> bool:
+    flat = array.reshape(-1)
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(flat == flat[0])) and not (array.dtype.kind in "fc" and np.isnan(flat[0]))
 
 
 def _nested(items: Any) -> str:
