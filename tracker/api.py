@@ -131,7 +131,7 @@ def save_repro(failing: Statement, name: str, directory: str | None = None) -> s
         os.makedirs(directory, exist_ok=True)
         with _save_lock:
             stem = _free_stem(directory, _safe(name))
-            emitted = emit(roots_for(failing), RUNTIME.flags, f"{stem}.npz")
+            emitted = emit(roots_for(failing), RUNTIME.flags, os.path.abspath(os.path.join(directory, f"{stem}.npz")))
             source = emitted.module.code
             path = os.path.join(directory, f"{stem}.py")
             if emitted.arrays:

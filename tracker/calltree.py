@@ -29,7 +29,10 @@ class FunctionDef:
 
     @property
     def name(self) -> str:
-        name = getattr(self.fun, "__name__", "") or type(self.fun).__name__
+        fun = self.fun
+        while hasattr(fun, "func") and not hasattr(fun, "__name__"):  # functools.partial
+            fun = fun.func
+        name = getattr(fun, "__name__", "") or type(fun).__name__
         name = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "fun"
         return "fun" if name == "lambda" or not name[0].isalpha() else name
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import itertools
+import os
 import types
 from typing import Any
 
@@ -435,8 +436,17 @@ class Emitter:
         header = f"def {self.function_name(fdef)}({', '.join(params)}):"
         return [header] + ["    " + line for block in (body or ["pass"]) for line in block.split("\n")]
 
+    def _needed(self, fdef: FunctionDef) -> set[int]:
+        """Values the body of ``fdef`` reads: its own uses and the free values of functions placed in it."""
+        needed = {id(v) for v in self.uses.get(fdef, [])}
+        for inner in self.functions:
+            if self.placement.get(inner.id) is fdef:
+                needed |= self._free(inner, {})
+        return needed
+
     def _params(self, fdef: FunctionDef) -> tuple[list[str], list[str]]:
         params, unpack = [], []
+        needed = self._needed(fdef)
         for i, arg in enumerate(fdef.args):
             if is_named(arg):
                 params.append(self.name_of(arg, "x"))
@@ -444,13 +454,13 @@ class Emitter:
             name = self.param_names.get((fdef.id, i)) or self.fresh("args")
             params.append(name)
             unpack += [f"{self.name_of(leaf, 'x')} = {name}{path}" for path, leaf in V.paths(arg)
-                       if is_named(leaf) and id(leaf) in self._used_ids]
+                       if is_named(leaf) and id(leaf) in needed]
         if fdef.kwargs:
             params.append("*")
         for key, arg in fdef.kwargs.items():
             params.append(key)
             unpack += [f"{self.name_of(leaf, 'x')} = {key}{path}" for path, leaf in V.paths(arg)
-                       if is_named(leaf) and id(leaf) in self._used_ids]
+                       if is_named(leaf) and id(leaf) in needed]
         for _, leaf in V.paths((fdef.args, fdef.kwargs)):
             unpack.extend(self._publish(leaf))
         return params, unpack
@@ -472,8 +482,10 @@ class Emitter:
         constants = [f"{name} = {literal}" for name, literal in self.constants.values()]
         if self.arrays:
             header.append("import os")
-            constants.insert(0, f"_arrays = np.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "
-                                f"{self.npz_name!r}))")
+            # Beside the repro; else where it was saved (the reducer runs a copy of the repro elsewhere).
+            constants[:0] = [f"_npz = os.path.join(os.path.dirname(os.path.abspath(__file__)), "
+                             f"{os.path.basename(self.npz_name)!r})",
+                             f"_arrays = np.load(_npz if os.path.exists(_npz) else {os.path.abspath(self.npz_name)!r})"]
         globals_ = sorted(set(self.leaks.values()))
         declared = [f"{g} = None" for g in globals_]
         source = _tidy_blank_lines(header + preamble + [""] + constants + declared + [""] + body)
@@ -496,10 +508,24 @@ def _tidy_blank_lines(lines: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
+# Options that change what a program computes or raises, with their defaults: a repro sets those
+# the original had changed (``jax_debug_nans`` turns a NaN into a FloatingPointError).
+_CONFIG_DEFAULTS = {
+    "jax_enable_x64": False, "jax_debug_nans": False, "jax_debug_infs": False, "jax_disable_jit": False,
+    "jax_numpy_rank_promotion": "allow", "jax_numpy_dtype_promotion": "standard",
+    "jax_default_matmul_precision": None, "jax_enable_checks": False, "jax_check_tracer_leaks": False,
+    "jax_default_prng_impl": "threefry2x32", "jax_threefry_partitionable": True,
+    "jax_legacy_prng_key": "allow",
+}
+
+
 def _config_lines() -> list[str]:
     lines = []
-    if jax.config.jax_enable_x64:
-        lines.append('jax.config.update("jax_enable_x64", True)')
+    for name, default in _CONFIG_DEFAULTS.items():
+        value = getattr(jax.config, name, default)
+        value = value.value if isinstance(value, enum.Enum) else value
+        if value != default and isinstance(value, (bool, str, type(None))):
+            lines.append(f"jax.config.update({name!r}, {value!r})".replace("'", '"'))
     try:
         count = jax.device_count()
         if jax.default_backend() == "cpu" and count > 1:

@@ -181,6 +181,7 @@ class Runtime:
                 finally:
                     runtime.stack.pop()
             kept_args, kept_kwargs = select(args, kwargs) if select else (args, kwargs)
+            previous = stmt.functions.get(slot.role)
             fdef = FunctionDef(fun, stmt, runtime.normalize(tuple(kept_args)), runtime.normalize(dict(kept_kwargs)))
             stmt.functions[slot.role] = slot.last = fdef
             runtime._log(fdef, f"def {fdef.name}")
@@ -189,6 +190,10 @@ class Runtime:
                 out = fun(*args, **kwargs)
             except BaseException as error:
                 fdef.error = error
+                if previous is not None and previous.returned:
+                    # A re-run that failed where the first trace did not (jax_debug_nans runs the
+                    # function again op by op to find the NaN): the complete trace is the program.
+                    stmt.functions[slot.role] = slot.last = previous
                 raise
             finally:
                 runtime.stack.pop()
