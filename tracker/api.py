@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from tracker import config
 from tracker.calltree import FunctionDef, Statement, walk
+from tracker.hook import adopt
 from tracker.runtime import RUNTIME, ReproError, Slot
 
 log = logging.getLogger("tracker")
@@ -45,7 +46,9 @@ def collect(fn: Callable, repro_name: str = "repro", *, directory: str | None = 
 
     @functools.wraps(fn)
     def collecting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal fn
         enable(RUNTIME.flags if RUNTIME.enabled else None)
+        fn = adopt(fn)  # a function jitted before jax.jit was wrapped
         if not RUNTIME.recording():
             return fn(*args, **kwargs)
         errors_before = len(RUNTIME.errors)
@@ -72,12 +75,15 @@ def last_saved_repro() -> tuple[str, str] | None:
 
 def roots_for(failing: Statement) -> list[Statement]:
     """The failing top-level call and the earlier top-level calls whose results it uses: tracers
-    leaked from their traces at any depth, concrete results (a key split under jit) one level back."""
+    leaked from their traces at any depth; concrete results one level back, but only those a constant
+    cannot stand for (a PRNG key split under jit, a donated and deleted array). Other arrays, such as
+    parameters from the previous training step, become constants: the reducer can drop a constant,
+    not a call whose result is used."""
     history = [s for s in RUNTIME.history if s is not failing and s.id < failing.id]
     made_by: dict[int, tuple[Statement, bool]] = {}
     for root in history:
         for leaf in _leaves_defined(root):
-            made_by.setdefault(id(leaf), (root, _is_tracer(leaf)))
+            made_by.setdefault(id(leaf), (root, _is_tracer(leaf), _keeps_its_origin(leaf)))
     chosen = {failing.id: failing}
     queue = [(failing, True)]
     while queue:
@@ -86,8 +92,8 @@ def roots_for(failing: Statement) -> list[Statement]:
             origin = made_by.get(id(leaf))
             if origin is None or origin[0].id in chosen:
                 continue
-            root, tracer = origin
-            if tracer or (direct and _user_code(root)):
+            root, tracer, keep = origin
+            if tracer or (direct and keep and _user_code(root)):
                 chosen[root.id] = root
                 queue.append((root, False))
     return sorted(chosen.values(), key=lambda s: s.id)
@@ -98,6 +104,21 @@ def _user_code(root: Statement) -> bool:
     is just a constant."""
     fdef = root.functions.get("fun")
     return fdef is None or not getattr(fdef.fun, "__module__", "").startswith("jax")
+
+
+def _keeps_its_origin(x: Any) -> bool:
+    import jax
+    import numpy as np
+    if not isinstance(x, jax.Array):
+        return False
+    try:
+        if x.is_deleted():
+            return True
+    except Exception:
+        return False
+    dtype = x.dtype
+    return jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) or (
+        dtype == np.uint32 and x.ndim >= 1 and x.shape[-1] == 2)  # a raw key
 
 
 def _is_tracer(x: Any) -> bool:

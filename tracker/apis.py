@@ -114,6 +114,7 @@ class Api:
     def user_function(self, fun: Callable, stmt: Statement, role: str,
                       select: Callable[[tuple, dict], tuple[tuple, dict]] | None = None) -> Callable:
         stmt.functions.setdefault(role, None)
+        _remember_name(stmt, role, fun)
         return RUNTIME.user_function(fun, Slot(stmt, role), select)
 
     def emit(self, stmt: Statement, ctx: Any) -> str:
@@ -168,12 +169,15 @@ class Transform(Api):
         stmt = RUNTIME.statement("api", self.name, self, dyn_args, dyn_kwargs, options)
         stmt.options["static"] = (tuple(sorted(static_nums)), tuple(sorted(static_names)), args, kwargs)
         real = self.traced_callable(proxy, stmt, static_nums, static_names, args, kwargs)
+        if self.donate and any(self.options(proxy).get(k) for k in (self.donate, "donate_argnames")):
+            _snapshot_donated(args, kwargs)
         return RUNTIME.run(stmt, lambda: real(*args, **kwargs))
 
     def traced_callable(self, proxy: "Transformed", stmt: Statement, static_nums: set[int],
                         static_names: set[str], args: tuple, kwargs: dict) -> Callable:
         slot = Slot(stmt, "fun")
         stmt.functions["fun"] = None
+        _remember_name(stmt, "fun", proxy.fun)
         fun = RUNTIME.user_function(proxy.fun, slot, _dynamic_only(static_nums, static_names))
         return proxy.transform(fun, *proxy.t_args, **proxy.t_kwargs)
 
@@ -188,7 +192,7 @@ class Transform(Api):
     kept: tuple[str, ...] = ()
 
     def emit(self, stmt: Statement, ctx: Any) -> str:
-        options = {k: v for k, v in stmt.options.items() if k != "static"}
+        options = {k: v for k, v in stmt.options.items() if k not in ("static", "names")}
         fun = FunctionRef("fun")
         args, kwargs = stmt.args, stmt.kwargs
         if stmt.functions.get("fun") is None and stmt.error is not None:
@@ -200,6 +204,26 @@ class Transform(Api):
                     options[key[0]] = value
         transform = ctx.call(self.public, (fun,), options)
         return ctx.call(transform, args, kwargs)
+
+
+def _snapshot_donated(args: tuple, kwargs: dict) -> None:
+    """Donation deletes the caller's arrays, and a repro may still need their values: keep a host copy
+    of the small ones (of all with ``save_arrays``); a big one only needs its shape, which survives."""
+    import jax
+    import numpy as np
+    flags = RUNTIME.flags
+    for leaf in jax.tree_util.tree_leaves((args, kwargs)):
+        if isinstance(leaf, jax.Array) and not isinstance(leaf, jax.core.Tracer) and not leaf.is_deleted() \
+                and (flags.save_arrays or leaf.size <= flags.fake_array_threshold):
+            RUNTIME.snapshots[id(leaf)] = (leaf, np.asarray(leaf))
+            while len(RUNTIME.snapshots) > 1024:
+                RUNTIME.snapshots.pop(next(iter(RUNTIME.snapshots)))
+
+
+def _remember_name(stmt: Statement, role: str, fun: Callable) -> None:
+    """So that a function JAX never traced still gets its own name in the repro."""
+    from tracker.calltree import FunctionDef
+    stmt.options.setdefault("names", {})[role] = FunctionDef(fun, None, id=0).name
 
 
 def _dynamic_only(static_nums: set[int], static_names: set[str]):
@@ -254,6 +278,7 @@ class Jit(Transform):
     kept = ("donate_argnums", "donate_argnames", "keep_unused", "inline")
 
     def traced_callable(self, proxy, stmt, static_nums, static_names, args, kwargs):
+        _remember_name(stmt, "fun", proxy.fun)
         key = _cache_key(args, kwargs, static_nums, static_names)
         entry = proxy.traces.get(key) if key is not None else None
         if entry is None:

@@ -237,7 +237,7 @@ class Emitter:
     def function(self, stmt: Statement, role: str) -> str:
         fdef = stmt.functions.get(role)
         if fdef is None:
-            name = self.fresh(f"{role}_not_traced")
+            name = self.fresh(stmt.options.get("names", {}).get(role, role))
             self.prelude(f"def {name}(*args, **kwargs):\n"
                          f"    raise NotImplementedError('JAX did not trace this function in the original run')")
             return name
@@ -350,7 +350,10 @@ class Emitter:
             def saved(a: np.ndarray, name: str = name) -> str:
                 self.arrays[name] = a
                 return f"_arrays[{name!r}]"
-        literal = V.array_literal(array, self.flags.fake_array_threshold, saved)
+        from tracker.runtime import RUNTIME
+        kept = RUNTIME.snapshots.get(id(array))
+        value = kept[1] if kept is not None and kept[0] is array else array  # donated: the copy
+        literal = V.array_literal(value, self.flags.fake_array_threshold, saved)
         self.keep.append(array)
         self.constants[id(array)] = (name, literal)
         return name

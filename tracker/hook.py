@@ -100,9 +100,12 @@ def patch_loaded_jax(hooked: bool) -> None:
             setattr(module, attr, _mark(HANDLERS[api_name].wrap(real)))
     if not hooked:
         _wrap_public_apis()
+    originals = _public_functions() if not hooked else {}
     firstorder.wrap_namespaces(exclude=set())
     firstorder.wrap_array_classes()
     firstorder.wrap_bind()
+    if not hooked:
+        _rebind_imported_names(originals)
 
 
 _FALLBACK_APIS = (
@@ -133,6 +136,70 @@ def _wrap_public_apis() -> None:
         if not getattr(cls.__call__, "_tracker_wrapped", False):
             cls.__call__ = _mark(HANDLERS[api_name].wrap(cls.__call__))
     del jax
+
+
+_NAMESPACES = ("jax", "jax.lax", "jax.numpy", "jax.nn", "jax.random", "jax.experimental", "jax.debug",
+               "jax.numpy.linalg", "jax.scipy.special")
+
+
+def _public_functions() -> dict[tuple[str, str], Any]:
+    """(module, name) -> object, before the first-order namespaces are wrapped."""
+    found = {}
+    for module_name in _NAMESPACES:
+        module = sys.modules.get(module_name)
+        for name, value in (vars(module).items() if module else ()):
+            if callable(value) and not name.startswith("_"):
+                found[(module_name, name)] = value
+    return found
+
+
+def _rebind_imported_names(before: dict[tuple[str, str], Any]) -> None:
+    """Without the hook, ``from jax.experimental import io_callback`` ran before the wrapping: point
+    such names in the program's own modules at the wrappers too (they behave the same untracked)."""
+    wrapped = {}
+    for (module_name, name), original in before.items():
+        now = getattr(sys.modules[module_name], name, None)
+        if now is not original and now is not None:
+            wrapped[id(original)] = (original, now)
+    for (module_name, name), original in before.items():  # wrapped before ``before`` was taken
+        inner = getattr(original, "__wrapped__", None)
+        if getattr(original, "_tracker_wrapped", False) and inner is not None:
+            wrapped.setdefault(id(inner), (inner, original))
+    for module_name, module in list(sys.modules.items()):
+        if module is None or module_name.split(".")[0] in ("jax", "jaxlib", "tracker", "numpy", "reducer"):
+            continue
+        try:
+            names = list(vars(module).items())
+        except TypeError:
+            continue
+        for name, value in names:
+            entry = wrapped.get(id(value))
+            replacement = entry[1] if entry is not None and entry[0] is value else adopt(value)
+            if replacement is not value:
+                try:
+                    setattr(module, name, replacement)
+                except (AttributeError, TypeError):
+                    pass
+
+
+def adopt(obj: Any) -> Any:
+    """A function jitted before the tracker wrapped ``jax.jit`` (``@jax.jit`` at import time), as the
+    tracker's own jit proxy with the same options; anything else as it is."""
+    info = getattr(obj, "_jit_info", None)
+    fun = getattr(obj, "_fun", None)
+    if info is None or fun is None or type(obj).__name__ != "PjitFunction" or info.user_specified_in_shardings \
+            or any(leaf is not None for leaf in info.in_layouts_leaves + info.out_layouts_leaves):
+        return obj
+    from tracker.apis import HANDLERS, Transformed
+    import jax
+    real_jit = getattr(jax.jit, "__wrapped__", jax.jit)
+    options = {"static_argnums": info.static_argnums, "static_argnames": info.static_argnames,
+               "donate_argnums": info.donate_argnums, "keep_unused": info.keep_unused, "inline": info.inline}
+    options = {k: v for k, v in options.items() if v}
+    try:
+        return Transformed(HANDLERS["jax.jit"], real_jit, fun, (), options)
+    except Exception:  # an option this jax spells differently: leave the function as it was
+        return obj
 
 
 def _mark(fun: Callable) -> Callable:

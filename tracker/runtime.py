@@ -45,6 +45,7 @@ class Runtime:
         self.history: collections.deque[Statement] = collections.deque(maxlen=self.flags.history)
         self.failures: dict[int, Statement] = {}  # id(exception) -> failing top-level statement
         self.errors: list[str] = []  # deferred tracker errors
+        self.snapshots: dict[int, tuple[Any, Any]] = {}  # id(donated array) -> (array, host copy)
         self._local = threading.local()
 
     # -- the stack ---------------------------------------------------------------------------

@@ -103,6 +103,8 @@ def array_literal(value: Any, threshold: int, saved: Callable[[np.ndarray], str]
     if isinstance(value, jax.Array) and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):
         data = array_literal(np.asarray(jax.random.key_data(value)), threshold, saved)
         return f"jax.random.wrap_key_data({data}, impl={str(jax.random.key_impl(value))!r})"
+    if isinstance(value, jax.Array) and value.is_deleted():  # donated, and no copy was kept: big
+        return f"np.ones({tuple(value.shape)!r}, dtype={dtype_expr(value.dtype)})"
     array = np.asarray(value)
     dtype = dtype_expr(array.dtype)
     if saved is not None and array.size > 1:
