@@ -20,6 +20,7 @@ log = logging.getLogger("tracker")
 
 _last_saved: list[tuple[str, str]] = []
 _save_lock = threading.Lock()
+_by_name: dict[tuple[str, str], tuple[str, str]] = {}  # (directory, repro name) -> last (path, source)
 
 
 def enable(flags: config.Flags | None = None) -> None:
@@ -154,6 +155,9 @@ def save_repro(failing: Statement, name: str, directory: str | None = None) -> s
             stem = _free_stem(directory, _safe(name))
             emitted = emit(roots_for(failing), RUNTIME.flags, os.path.abspath(os.path.join(directory, f"{stem}.npz")))
             source = emitted.module.code
+            previous = _by_name.get((directory, name))
+            if previous is not None and previous[1] == source:
+                return previous[0]  # a collected function called again: the same repro, once
             path = os.path.join(directory, f"{stem}.py")
             if emitted.arrays:
                 _write_npz(os.path.join(directory, f"{stem}.npz"), emitted.arrays)
@@ -161,6 +165,7 @@ def save_repro(failing: Statement, name: str, directory: str | None = None) -> s
         for problem in emitted.problems:
             RUNTIME.internal_error(f"{path}: {problem}")
         _last_saved.append((path, source))
+        _by_name[(directory, name)] = (path, source)
         return path
     except Exception as error:  # the user's own exception matters more than ours
         RUNTIME.internal_error("could not save a repro", error)
