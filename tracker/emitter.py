@@ -65,7 +65,6 @@ class Emitter:
         self.counter = itertools.count(1)
         self.keep: list[Any] = []  # objects whose ids we rely on
         self.emitted_functions: dict[int, str] = {}
-        self.pending: dict[Scope, list[FunctionDef]] = {}
         self.function_names: dict[int, str] = {}
         self.containers: dict[tuple[int, Any], str] = {}  # (function id, shape of a param) -> its name
         self.param_names: dict[tuple[int, int], str] = {}

@@ -151,7 +151,6 @@ class Runtime:
 
     def failed(self, stmt: Statement, error: BaseException) -> None:
         self.failures[id(error)] = stmt
-        self.last_failure = stmt
         if len(self.failures) > 64:
             self.failures.pop(next(iter(self.failures)))
 
