@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 
@@ -20,4 +21,5 @@ def runs(request):
     runner.start(selected)
     yield runner
     runner.close()
-    shutil.rmtree(root, ignore_errors=True)
+    if not os.environ.get("TRACKER_TEST_KEEP"):  # keep the repros to look at them
+        shutil.rmtree(root, ignore_errors=True)

@@ -108,8 +108,9 @@ def _tracked_failing(name: str, workdir: str) -> Tracked:
                 f"runpy.run_path({program!r}, run_name='__main__')")
         tracked = run([sys.executable, "-c", boot], workdir, JAX_REPRO_DIR=repro_dir, JAX_REPRO_FLAGS=flags)
     else:
-        tracked = run([sys.executable, "-m", "tracker", "--repro-dir", repro_dir, "--flags", flags, program],
-                      workdir)
+        # Flags through the environment, as a user sets them (jax-track reads JAX_REPRO_FLAGS).
+        tracked = run([sys.executable, "-m", "tracker", "--repro-dir", repro_dir, program], workdir,
+                      JAX_REPRO_FLAGS=flags)
     repros = sorted(glob.glob(os.path.join(repro_dir, "*.py")))
     result = Tracked(name, workdir, tracked, repros)
     result.original = signature_of(program, timeout=TIMEOUT)
