@@ -183,13 +183,16 @@ class Transform(Api):
 
     def emitted_options(self, proxy: "Transformed", static_nums: set[int]) -> dict[str, Any]:
         options = {k: v for k, v in self.options(proxy).items()
-                   if k not in self.statics and k not in self.static_names and k in self.kept}
+                   if k not in self.statics and k not in self.static_names and k in self.kept
+                   and not (k in self.defaults and _same_value(v, self.defaults[k]))}
         if self.donate and options.get(self.donate) is not None and static_nums:
             options[self.donate] = tuple(i - sum(1 for s in static_nums if s < i)
                                          for i in _as_tuple(options[self.donate]) if i not in static_nums)
         return options
 
     kept: tuple[str, ...] = ()
+    # Public defaults a private entry point receives explicitly (shard_map's check_vma=True): left out.
+    defaults: dict[str, Any] = {}
 
     def emit(self, stmt: Statement, ctx: Any) -> str:
         options = {k: v for k, v in stmt.options.items() if k not in ("static", "names")}
@@ -224,6 +227,13 @@ def _remember_name(stmt: Statement, role: str, fun: Callable) -> None:
     """So that a function JAX never traced still gets its own name in the repro."""
     from tracker.calltree import FunctionDef
     stmt.options.setdefault("names", {})[role] = FunctionDef(fun, None, id=0).name
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
 
 
 def _dynamic_only(static_nums: set[int], static_names: set[str]):
@@ -322,9 +332,10 @@ def _leaf_type(x: Any) -> Any:
 
 class CurriedWithStatics(Transform):
     def __init__(self, name: str, public: str, kept: tuple[str, ...], statics: tuple[str, ...] = (),
-                 static_names: tuple[str, ...] = (), donate: str = ""):
+                 static_names: tuple[str, ...] = (), donate: str = "", defaults: dict[str, Any] | None = None):
         super().__init__(name, public)
         self.kept = kept
+        self.defaults = defaults or {}
         self.statics = statics
         self.static_names = static_names
         self.donate = donate
@@ -348,6 +359,13 @@ class Custom(Api):
         clone.__dict__.update(obj.__dict__)
         clone.fun = self.user_function(obj.fun, stmt, "fun", _drop_positions(nondiff))
         n = len(nondiff)
+        per_argument = _defjvps_rules(obj)
+        if per_argument is not None:
+            # defjvps: JAX's own jvp calls the per-argument rules; record those, not JAX's code.
+            stmt.options["defjvps"] = tuple(rule is not None for rule in per_argument)
+            clone.defjvps(*(None if rule is None else self.user_function(rule, stmt, f"jvp{i}")
+                            for i, rule in enumerate(per_argument)))
+            return RUNTIME.run(stmt, lambda: real(clone, *call_args, **kwargs))
         for rule in self.rules:
             original = getattr(obj, rule, None)
             if original is None:
@@ -359,11 +377,26 @@ class Custom(Api):
     def emit(self, stmt: Statement, ctx: Any) -> str:
         obj = ctx.fresh("custom")
         ctx.prelude(f"{obj} = {self.public}({ctx.function(stmt, 'fun')})")
+        if "defjvps" in stmt.options:
+            rules = ", ".join(ctx.function(stmt, f"jvp{i}") if defined else "None"
+                              for i, defined in enumerate(stmt.options["defjvps"]))
+            ctx.prelude(f"{obj}.defjvps({rules})")
+            return ctx.call(obj, stmt.args, stmt.kwargs)
         rules = ", ".join(ctx.function(stmt, rule) for rule in self.rules)
         define = "defjvp" if self.rules == ("jvp",) else "defvjp"
         extra = ", symbolic_zeros=True" if stmt.options.get("symbolic_zeros") else ""
         ctx.prelude(f"{obj}.{define}({rules}{extra})")
         return ctx.call(obj, stmt.args, stmt.kwargs)
+
+
+def _defjvps_rules(obj: Any) -> tuple | None:
+    """The per-argument rules given to ``custom_jvp.defjvps`` (JAX keeps them in its jvp's closure)."""
+    jvp = getattr(obj, "jvp", None)
+    code = getattr(jvp, "__code__", None)
+    if code is None or not getattr(jvp, "__module__", "").startswith("jax.") or "jvps" not in code.co_freevars:
+        return None
+    rules = jvp.__closure__[code.co_freevars.index("jvps")].cell_contents
+    return tuple(rules) if isinstance(rules, (tuple, list)) else None
 
 
 def _drop_positions(positions: set[int]):
@@ -453,7 +486,8 @@ HANDLERS: dict[str, Api] = {
                            ("axis_name", "in_axes", "out_axes", "axis_size", "donate_argnums"),
                            ("static_broadcasted_argnums",), (), "donate_argnums"),
         CurriedWithStatics("jax.shard_map", "jax.shard_map",
-                           ("mesh", "in_specs", "out_specs", "axis_names", "check_vma")),
+                           ("mesh", "in_specs", "out_specs", "axis_names", "check_vma"),
+                           defaults={"axis_names": frozenset(), "check_vma": True}),
         CurriedWithStatics("jax.named_call", "jax.named_call", ("name",)),
         Api("jax_cond", "lax.cond", ("true_fun", "false_fun")),
         Api("lax.switch", "lax.switch", ("branches",)),

@@ -367,7 +367,9 @@ class Emitter:
         except EmitError as error:
             self.problems.append(str(error))
             return [f"# jax-reduce could not write this {stmt.kind} call ({stmt.name}): {error}"]
-        lines = list(self._prelude)
+        lines = []
+        for code in self._prelude:  # a stub or callback defined at module level: set apart like any def
+            lines.extend(["", "", code, "", ""] if self._scope is None and code.startswith("def ") else [code])
         target, extra = ("result", []) if stmt.kind == "collect" else self._targets(stmt)
         lines.append(f"{target} = {call}" if target else call)
         lines.extend(extra)

@@ -140,6 +140,8 @@ class Operators:
                 ctx.call("", tuple(values), stmt.kwargs)
         if stmt.kind == "convert":
             return ctx.call(CONVERSIONS[name], args, {})
+        if name == "iter":  # the statement's targets unpack it: (a, b) = x
+            return ctx.expr(args[0])
         if name in BINARY:
             return f"{ctx.operand(args[0])} {BINARY[name]} {ctx.operand(args[1])}"
         if name.startswith("r") and name[1:] in BINARY:
@@ -207,9 +209,50 @@ def wrap_array_classes() -> None:
                 setattr(cls, name, property(getter))
         for name in CONVERSIONS:
             _patch(cls, f"__{name}__", lambda orig, n=name: _failing_conversion(n, orig))
+        _patch(cls, "__iter__", _recording_iter)
     ref = array_methods._IndexUpdateRef
     for method in AT_METHODS:
         _patch(ref, method, lambda orig, m=method: _at_method(m, orig))
+    _wrap_scalar_types()
+
+
+def _recording_iter(original: Callable) -> Callable:
+    """``a, b = x`` and ``for row in x``: one statement, written ``(a, b) = x``, instead of the
+    slices and squeezes JAX binds for it."""
+    def iterate(self: Any) -> Any:
+        if not RUNTIME.enabled:
+            return original(self)
+        items = RUNTIME.record("op", "iter", OPERATORS, lambda: tuple(original(self)), (self,), {},
+                               keep=_has_arrays)
+        return iter(items)
+    return iterate
+
+
+class ScalarTypes:
+    def emit(self, stmt: Statement, ctx: Any) -> str:
+        return ctx.call(stmt.name, stmt.args, {})
+
+
+SCALAR_TYPES = ScalarTypes()
+
+
+def _wrap_scalar_types() -> None:
+    """``jnp.float32(x)`` is a call of a class (``_ScalarMeta.__call__``): record it as written."""
+    import jax.numpy as jnp
+    from jax._src.numpy import scalar_types
+    meta = scalar_types._ScalarMeta
+    original = meta.__dict__.get("__call__")
+    if original is None or getattr(original, "_tracked", False):
+        return
+
+    def call(cls: Any, x: Any) -> Any:
+        public = getattr(cls, "__name__", "")
+        if not RUNTIME.enabled or getattr(jnp, public, None) is not cls:
+            return original(cls, x)
+        return RUNTIME.record("first_order", f"jnp.{public}", SCALAR_TYPES, lambda: original(cls, x), (x,), {},
+                              keep=_has_arrays)
+    call._tracked = True  # type: ignore[attr-defined]
+    meta.__call__ = call
 
 
 def _at_method(method: str, original: Callable) -> Callable:

@@ -62,6 +62,10 @@ def check_standalone(tracked) -> None:
     assert imported <= ALLOWED_IMPORTS, f"imports {imported - ALLOWED_IMPORTS}\n" + tracked.explain()
     for text in SPELLING.get(tracked.name, []):
         assert text in tracked.source, f"{text!r} not in the repro\n" + tracked.explain()
+    # Public spellings only: no private modules, no primitive binds where a public function exists,
+    # no options the user left at their defaults.
+    for text in ("jax._src", "prims.", ".bind(", "could not write", "check_vma="):
+        assert text not in tracked.source, f"{text!r} in the repro\n" + tracked.explain()
 
 
 @pytest.mark.parametrize("name", program_names("fail"))
