@@ -140,6 +140,35 @@ def test_a_tracker_failure_never_changes_the_users_error(tmp_path):
     assert not os.path.exists(tmp_path / "r") or not os.listdir(tmp_path / "r")
 
 
+_BROKEN_COLLECT = textwrap.dedent('''
+    import sys
+    import tracker
+    import tracker.emitter
+
+    def broken(self):
+        raise RuntimeError("emitter exploded")
+
+    tracker.emitter.Emitter.emit = broken
+    import jax
+    import jax.numpy as jnp
+
+    def scale(x):
+        return jnp.reshape(x, (4, 4)) * 2.0
+
+    tracker.collect(scale, "scale", directory=sys.argv[1])(jnp.ones(10))
+''')
+
+
+def test_a_tracker_failure_under_collect_keeps_the_users_error(tmp_path):
+    driver = tmp_path / "collect.py"
+    driver.write_text(_BROKEN_COLLECT)
+    out = run([sys.executable, str(driver), str(tmp_path / "r")], str(tmp_path))
+    assert out.returncode == 1
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("TypeError: cannot reshape array of shape (10,)"), out.stderr
+    assert "emitter exploded" in out.stderr
+
+
 _TINY = textwrap.dedent('''
     import jax
     import jax.numpy as jnp
