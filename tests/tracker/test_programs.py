@@ -138,3 +138,9 @@ def test_ordered_callbacks_keep_their_order(runs):
     source = runs.get("ok_callbacks_ordered").source
     calls = [line for line in source.splitlines() if "io_callback(" in line]
     assert len(calls) == 2 and all("ordered=True" in line for line in calls), source
+
+
+def test_log_calls_flag(runs):
+    # log_calls=2 logs each recorded call, primitive binds included, with its id and depth.
+    stderr = runs.get("ok_eval_shape").tracked.stderr
+    assert "api jax.eval_shape" in stderr and "def features" in stderr and "api jax.jit" in stderr, stderr

@@ -37,6 +37,7 @@ IMPLICIT = {"fail_implicit_pth_lax_map"}
 FLAGS = {
     "fail_large_arrays_fake": "fake_array_threshold=16",
     "fail_nan_save_arrays": "save_arrays,fake_array_threshold=4",
+    "ok_eval_shape": "log_calls=2",
 }
 
 
