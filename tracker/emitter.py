@@ -432,6 +432,8 @@ class Emitter:
         self._scope = fdef
         if fdef.returned:
             body.append(f"return {self.expr(fdef.result)}")
+        elif fdef.error is not None:
+            body.extend(_own_raise(fdef))
         globals_ = sorted({self.leaks[id(v)] for v in self.keep if id(v) in self.leaks
                            and fdef in self.def_scopes.get(id(v), [])})
         if globals_:
@@ -494,6 +496,18 @@ class Emitter:
         declared = [f"{g} = None" for g in globals_]
         source = _tidy_blank_lines(header + preamble + [""] + constants + declared + [""] + body)
         return Emitted(cst.parse_module(source), dict(self.arrays), tuple(self.problems))
+
+
+def _own_raise(fdef: FunctionDef) -> list[str]:
+    """``raise ValueError(...)`` when the function's own code raised a builtin exception (a shape
+    check of the program's), not a call it made: the repro has no other way to raise it."""
+    error = fdef.error
+    if any(stmt.error is error for stmt in fdef.body) or not isinstance(error, Exception) \
+            or type(error).__module__ != "builtins":
+        return []
+    plain = (str, int, float, bool, type(None))
+    args = error.args if all(isinstance(a, plain) for a in error.args) else (str(error),)
+    return [f"raise {type(error).__name__}({', '.join(V.scalar_literal(a) for a in args)})"]
 
 
 def _tidy_blank_lines(lines: list[str]) -> str:
