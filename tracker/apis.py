@@ -168,6 +168,8 @@ class Transform(Api):
         options = self.emitted_options(proxy, static_nums)
         stmt = RUNTIME.statement("api", self.name, self, dyn_args, dyn_kwargs, options)
         stmt.options["static"] = (tuple(sorted(static_nums)), tuple(sorted(static_names)), args, kwargs)
+        stmt.options["user_statics"] = {k: v for k, v in self.options(proxy).items()
+                                        if k in self.statics + self.static_names and v is not None}
         real = self.traced_callable(proxy, stmt, static_nums, static_names, args, kwargs)
         if self.donate and any(self.options(proxy).get(k) for k in (self.donate, "donate_argnames")):
             _snapshot_donated(args, kwargs)
@@ -195,16 +197,19 @@ class Transform(Api):
     defaults: dict[str, Any] = {}
 
     def emit(self, stmt: Statement, ctx: Any) -> str:
-        options = {k: v for k, v in stmt.options.items() if k not in ("static", "names")}
+        options = {k: v for k, v in stmt.options.items() if k not in ("static", "names", "user_statics")}
         fun = FunctionRef("fun")
         args, kwargs = stmt.args, stmt.kwargs
         if stmt.functions.get("fun") is None and stmt.error is not None:
             # JAX failed before tracing: the statics may be the bug (unhashable), so keep them.
             static_nums, static_names, args, kwargs = stmt.options["static"]
             args, kwargs = ctx.normalized(args), ctx.normalized(kwargs)
-            for key, value in ((self.statics[:1], static_nums), (self.static_names[:1], static_names)):
-                if key and value:
-                    options[key[0]] = value
+            if stmt.options.get("user_statics"):  # as the user wrote them
+                options.update(stmt.options["user_statics"])
+            else:
+                for key, value in ((self.statics[:1], static_nums), (self.static_names[:1], static_names)):
+                    if key and value:
+                        options[key[0]] = value
         transform = ctx.call(self.public, (fun,), options)
         return ctx.call(transform, args, kwargs)
 

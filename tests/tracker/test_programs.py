@@ -39,6 +39,7 @@ SPELLING = {
     "fail_large_arrays_fake": ["np.ones((32, 16), dtype=np.float32)", "np.ones((8, 16), dtype=np.float32)"],
     "fail_nan_save_arrays": ['jax.config.update("jax_debug_nans", True)', "np.load(", "jnp.log("],
     "fail_class_method_jit": ["jax.jit("],
+    "fail_toplevel_numpy": ["jnp.dot("],
     "fail_training_loop_at_update": ["jax.jit(", "donate_argnums=(0,)", ".at[0].add(1)", "jax.grad("],
     "fail_user_check_under_vmap": ["jax.vmap(", "raise ValueError('expected a vector of 3 features"],
     "ok_jit_donate_static": ["jax.jit(", "donate_argnums=(0,)"],
