@@ -197,3 +197,33 @@ def test_jax_track_reduce(tmp_path):
     original = signature_of(str(script))
     assert SIGNATURE.same(original, signature_of(str(reduced))), reduced.read_text()
     assert len(reduced.read_text()) <= len((tmp_path / "r" / "activation_1.py").read_text())
+
+
+_SUCCEEDS = textwrap.dedent('''
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def body(carry, x):
+        return carry + x, carry * x
+
+    print(jax.jit(lambda xs: lax.scan(body, 0.0, xs))(jnp.arange(4.0)))
+    print(jax.vmap(jnp.outer, in_axes=(0, None))(jnp.ones((2, 2)), jnp.arange(2.0)))
+''')
+
+
+def test_implicit_tracking_leaves_a_succeeding_program_alone(tmp_path):
+    script = tmp_path / "fine.py"
+    script.write_text(_SUCCEEDS)
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    shutil.copy(PTH, site_dir)
+    boot = (f"import site, sys, runpy; site.addsitedir({str(site_dir)!r}); "
+            f"import tracker.runtime as r; runpy.run_path({str(script)!r}, run_name='__main__'); "
+            "print('enabled', r.RUNTIME.enabled)")
+    tracked = run([sys.executable, "-c", boot], str(tmp_path), JAX_REPRO_DIR=str(tmp_path / "repros"))
+    plain = run([sys.executable, str(script)], str(tmp_path))
+    assert tracked.returncode == plain.returncode == 0, tracked.stderr
+    # The same output, tracking was on, and nothing saved (no error).
+    assert tracked.stdout == plain.stdout + "enabled True\n", (tracked.stdout, plain.stdout)
+    assert not (tmp_path / "repros").exists() or not os.listdir(tmp_path / "repros")

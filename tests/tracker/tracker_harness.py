@@ -33,6 +33,8 @@ ALLOWED_IMPORTS = {"jax", "jaxlib", "numpy"} | set(sys.stdlib_module_names)
 
 # Programs that are tracked through the real ``.pth`` start-up line instead of ``python -m tracker``.
 IMPLICIT = {"fail_implicit_pth_lax_map"}
+# Succeeding programs run under ``python -m tracker`` (hook installed first) instead of plain python.
+UNDER_JAX_TRACK = {"ok_control_flow", "ok_custom_derivatives", "ok_pytrees"}
 # Extra JAX_REPRO_FLAGS per program.
 FLAGS = {
     "fail_large_arrays_fake": "fake_array_threshold=16",
@@ -133,7 +135,11 @@ def _tracked_succeeding(name: str, workdir: str) -> Tracked:
     program = os.path.join(PROGRAMS, f"{name}.py")
     out = os.path.join(workdir, "out")
     os.makedirs(out)
-    tracked = run([sys.executable, program, out], workdir, JAX_REPRO_FLAGS=FLAGS.get(name, ""))
+    if name in UNDER_JAX_TRACK:  # jax-track installs the import hook before the program imports jax
+        argv = [sys.executable, "-m", "tracker", "--repro-dir", os.path.join(workdir, "unused"), program, out]
+    else:  # the program imports jax before tracker: the fallback wrapping
+        argv = [sys.executable, program, out]
+    tracked = run(argv, workdir, JAX_REPRO_FLAGS=FLAGS.get(name, ""))
     repros = sorted(glob.glob(os.path.join(out, "*.py")))
     result = Tracked(name, workdir, tracked, repros)
     if tracked.returncode == 0 and os.path.exists(os.path.join(out, "original.npz")):
