@@ -25,6 +25,7 @@ class FunctionDef:
     result: Any = None
     returned: bool = False  # False while tracing, or when the function raised
     error: BaseException | None = None
+    error_site: str = ""  # module of the innermost frame when the error left the function
     id: int = dataclasses.field(default_factory=lambda: next(_ids))
 
     @property

@@ -503,7 +503,7 @@ def _own_raise(fdef: FunctionDef) -> list[str]:
     check of the program's), not a call it made: the repro has no other way to raise it."""
     error = fdef.error
     if any(stmt.error is error for stmt in fdef.body) or not isinstance(error, Exception) \
-            or type(error).__module__ != "builtins":
+            or type(error).__module__ != "builtins" or fdef.error_site.split(".")[0] in ("jax", "jaxlib"):
         return []
     plain = (str, int, float, bool, type(None))
     args = error.args if all(isinstance(a, plain) for a in error.args) else (str(error),)

@@ -190,6 +190,7 @@ class Runtime:
                 out = fun(*args, **kwargs)
             except BaseException as error:
                 fdef.error = error
+                fdef.error_site = _innermost_module(error)  # before JAX filters the traceback
                 if previous is not None and previous.returned:
                     # A re-run that failed where the first trace did not (jax_debug_nans runs the
                     # function again op by op to find the NaN): the complete trace is the program.
@@ -226,6 +227,13 @@ class Runtime:
             log.warning("[%d]%s %s", node.id, "." * node.level, text)
         if node.id in self.flags.log_call_details:
             log.warning("[%d] details: %r", node.id, node)
+
+
+def _innermost_module(error: BaseException) -> str:
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_globals.get("__name__", "") if tb is not None else ""
 
 
 class _Off:

@@ -40,6 +40,7 @@ SPELLING = {
     "fail_nan_save_arrays": ['jax.config.update("jax_debug_nans", True)', "np.load(", "jnp.log("],
     "fail_class_method_jit": ["jax.jit("],
     "fail_toplevel_numpy": ["jnp.dot("],
+    "fail_leak_from_scan_body": ["lax.scan(", "global leaked_", "jax.grad("],
     "fail_pmap_devices": ["jax.pmap(", "in_axes=(0, None)", "static_broadcasted_argnums=(2,)"],
     "fail_training_loop_at_update": ["jax.jit(", "donate_argnums=(0,)", ".at[0].add(1)", "jax.grad("],
     "fail_user_check_under_vmap": ["jax.vmap(", "raise ValueError('expected a vector of 3 features"],
