@@ -6,6 +6,14 @@
 - ``jax-track script.py`` runs a script under the tracker (``--reduce`` also reduces the repro).
 """
 
+import sys as _sys
+
+from tracker.hook import install as _install
+
+if "jax" not in _sys.modules:
+    # Importing the tracker before jax means to track: take JAX's own hook, not the fallback.
+    _install()
+
 from tracker.api import collect, enable, last_saved_repro, save_for_exception
 from tracker.config import ConfigError, Flags
 from tracker.runtime import ReproError
