@@ -11,7 +11,6 @@ against the original program.
 from __future__ import annotations
 
 import argparse
-import ast
 import datetime
 import json
 import os
@@ -28,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 from reducer.api import signature_of  # noqa: E402
 from reducer.engine import count_tokens  # noqa: E402
 from reducer.signature import Level, Signature  # noqa: E402
+from tracker.api import imports_of  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 ALLOWED = {"jax", "numpy"} | set(sys.stdlib_module_names)
@@ -41,13 +41,7 @@ def timed(argv: list[str], cwd: str) -> tuple[float, subprocess.CompletedProcess
 
 
 def standalone(source: str) -> bool:
-    modules = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            modules |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            modules.add((node.module or "").split(".")[0])
-    return modules <= ALLOWED
+    return imports_of(source) <= ALLOWED
 
 
 def run_one(program: Path) -> dict:

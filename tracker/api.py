@@ -248,3 +248,15 @@ def startup() -> None:
         return
     RUNTIME.enabled = True
     install_excepthook()
+
+
+def imports_of(source: str) -> set[str]:
+    """Top-level packages a program imports anywhere in it (a repro's should be jax, numpy, stdlib)."""
+    import ast
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found.add((node.module or "").split(".")[0])
+    return found

@@ -12,7 +12,6 @@ its own), so the whole directory costs about as much as its slowest few interpre
 
 from __future__ import annotations
 
-import ast
 import concurrent.futures
 import dataclasses
 import glob
@@ -23,6 +22,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+from tracker.api import imports_of  # noqa: F401  (the tests import it from here)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
@@ -55,17 +56,6 @@ def env(**extra: str) -> dict[str, str]:
 def run(argv: list[str], cwd: str, **extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(argv, cwd=cwd, env=env(**extra), capture_output=True, text=True,
                           timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-
-
-def imports_of(source: str) -> set[str]:
-    """Top-level packages a program imports (anywhere in the file)."""
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            found.add((node.module or "").split(".")[0])
-    return found
 
 
 @dataclasses.dataclass
