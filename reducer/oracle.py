@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
+from reducer.interesting import Criterion
 from reducer.runner import CANDIDATE_ENV, outcome_from_json_file
 from reducer.signature import Kind, Outcome, Signature
 
@@ -82,10 +83,12 @@ class FreshExecutor:
 
     ``sys_path`` (the original program's directory) is put first on the candidate's ``sys.path``, as
     ``python prog.py`` would, so repros that import sibling modules still work from the temporary cwd.
+    ``check`` is a shipped predicate (:mod:`reducer.interesting`) to evaluate after the candidate ran.
     """
 
     sys_path: str = ""
     python: str = sys.executable
+    check: bytes | None = None
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
@@ -100,6 +103,9 @@ class FreshExecutor:
         # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
         env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
         argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
+        if self.check is not None:
+            (workdir / ".predicate").write_bytes(self.check)
+            argv.append(str(workdir / ".predicate"))
         start = time.perf_counter()
         with open(stderr, "wb") as err:
             proc = subprocess.Popen(
@@ -151,7 +157,8 @@ class OracleStats:
 class Oracle:
     """Decides whether candidate programs fail like the original, running each distinct program once."""
 
-    def __init__(self, executor: Executor, signature: Signature, original: Outcome, *, timeout: float, jobs: int = 1):
+    def __init__(self, executor: Executor, signature: Signature | Criterion, original: Outcome, *, timeout: float,
+                 jobs: int = 1):
         self.executor = executor
         self.signature = signature
         self.original = original
