@@ -172,7 +172,7 @@ def batch_main(args: argparse.Namespace) -> int:
         print("jax-reduce: interrupted; finished files are recorded in the output directory's manifest.json: "
               "run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return finish_batch(args, report)
+    return finish_batch(args, report, sys.stderr)
 
 
 def finish_batch(args: argparse.Namespace, report: Report, summary_to: TextIO) -> int:

@@ -44,6 +44,10 @@ def sizes(before: int, after: int) -> str:
     return f"{before} -> {after}" if before != after else str(before)
 
 
+def representative_kind(report: Report) -> str:
+    return "the smallest reduced program" if report.mode == "reduce" else "the smallest original"
+
+
 def file_note(record: FileRecord) -> str:
     return record.signature if record.status.bucketed else record.reason
 
@@ -66,7 +70,7 @@ def md_code(source: str) -> str:
 
 def render_markdown(report: Report) -> str:
     lines = [f"# {md_cell(title(report))}", "", summary_line(report), ""]
-    if report.out:
+    if report.mode == "reduce" and report.out:
         lines += [f"Reduced programs are in `{md_cell(report.out)}`, at the same relative paths.", ""]
     lines += ["## Buckets", ""]
     if report.buckets:
@@ -81,7 +85,7 @@ def render_markdown(report: Report) -> str:
         for rank, bucket in enumerate(report.buckets, 1):
             lines += ["", f"### {rank}. {md_cell(bucket.signature)}", "",
                       f"{bucket.count} file(s): " + ", ".join(f"`{md_cell(f)}`" for f in bucket.files), "",
-                      f"Representative: `{md_cell(bucket.representative)}` "
+                      f"Representative ({representative_kind(report)}): `{md_cell(bucket.representative)}` "
                       f"({sizes(bucket.tokens_before, bucket.tokens_after)} tokens)", "", md_code(bucket.source)]
     else:
         lines.append("No file failed reproducibly.")
@@ -119,12 +123,12 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def html_bucket(rank: int, bucket: Bucket) -> str:
+def html_bucket(rank: int, bucket: Bucket, kind: str) -> str:
     files = "".join(f"<li><code>{esc(f)}</code></li>" for f in bucket.files)
     return (
         f'<section class="bucket" id="bucket-{rank}">'
         f"<h3>{rank}. <code>{esc(bucket.signature)}</code></h3>"
-        f"<p>{bucket.count} file(s); representative <code>{esc(bucket.representative)}</code>: "
+        f"<p>{bucket.count} file(s); representative ({esc(kind)}) <code>{esc(bucket.representative)}</code>: "
         f"{esc(sizes(bucket.tokens_before, bucket.tokens_after))} tokens, "
         f"{esc(sizes(bucket.lines_before, bucket.lines_after))} lines; {bucket.seconds:.1f}s in all</p>"
         f"<details><summary>files</summary><ul>{files}</ul></details>"
@@ -151,9 +155,9 @@ def render_html(report: Report) -> str:
         f'<td class="num">{esc(sizes(b.tokens_before, b.tokens_after))}</td></tr>'
         for rank, b in enumerate(report.buckets, 1)
     )
-    buckets = "".join(html_bucket(rank, b) for rank, b in enumerate(report.buckets, 1))
+    buckets = "".join(html_bucket(rank, b, representative_kind(report)) for rank, b in enumerate(report.buckets, 1))
     files = "".join(html_file_row(record) for record in report.files)
-    out = f"<p>Reduced programs are in <code>{esc(report.out)}</code>.</p>" if report.out else ""
+    out = f"<p>Reduced programs are in <code>{esc(report.out)}</code>.</p>" if report.mode == "reduce" else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
