@@ -7,6 +7,7 @@ of a file, then run again to completion, and the tests below inspect what both r
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -24,6 +25,7 @@ from reducer.api import InputError
 from reducer.batch import MANIFEST, FileDone, FileProgress, Manifest, Settings, check_dirs, find_repros, reduce_dir
 from reducer.engine import count_tokens
 from reducer.passes import statement_passes
+from reducer.progress import RichDisplay, batch_display
 from reducer.records import FileRecord, Report, Status
 from reducer.signature import Signature
 
@@ -257,3 +259,22 @@ def test_cli_triage_json(tmp_path):
     assert data["mode"] == "triage" and data["summary"] == {"failing": 3}
     assert [sorted(b["files"]) for b in data["buckets"]] == [["broadcast.py", "copy.py"], ["tracer_if.py"]]
     assert not (tmp_path / "in.reduced").exists()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_displays(batch):
+    tty, log = Terminal(), io.StringIO()
+    assert isinstance(batch_display(tty, quiet=False), RichDisplay)
+    for stream in (tty, log):
+        with batch_display(stream, quiet=False) as display:
+            for event in batch.events:
+                display.on_event(event)
+    assert "12/12" in tty.getvalue() and "5 buckets" in tty.getvalue()
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 12 and lines[0].startswith("jax-reduce: [1/12] data/augment_vmap.py (done in an earlier")
+    assert any(line.startswith("jax-reduce: [12/12] train/static_config.py: reduced ") for line in lines)
+    assert "flaky: " in log.getvalue()
