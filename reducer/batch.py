@@ -92,6 +92,15 @@ def check_dirs(root: Path, out: Path) -> None:
         raise api.InputError(f"{root}: not a directory", "missing")
     if out == root or root.is_relative_to(out):
         raise api.InputError(f"the output directory {out} must not contain the input directory {root}", "bad-input")
+    if out.exists() and not out.is_dir():
+        raise api.InputError(f"{out}: exists and is not a directory", "bad-input")
+
+
+def read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def file_hash(data: bytes) -> str:
@@ -263,7 +272,7 @@ def reduce_dir(
     options = settings.options()
     manifest = Manifest.load(out_dir / MANIFEST, str(root))
     files = find_repros(root, exclude=out_dir)
-    contents = {rel: (root / rel).read_bytes() for rel in files if os.access(root / rel, os.R_OK)}
+    contents = {rel: data for rel in files if (data := read_bytes(root / rel)) is not None}
     todo = {rel for rel in files if rel not in contents or not manifest.finished(rel, file_hash(contents[rel]), options)}
     records: list[FileRecord] = []
     resumed: list[str] = []

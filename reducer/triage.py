@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from reducer import api
-from reducer.batch import bad_record, check_dirs, file_hash, find_repros, now_utc, read_or_empty, status_of
+from reducer.batch import (
+    bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of,
+)
 from reducer.engine import count_lines, count_tokens
 from reducer.interesting import Criterion
 from reducer.oracle import Executor, FreshExecutor
@@ -42,10 +44,9 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signa
     """Run one repro twice; a ``failing`` record with its signature, or the reason it is left out."""
     started = time.perf_counter()
     path = root / rel
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        return bad_record(rel, "", Status.UNREADABLE, f"{path}: cannot be read: {err}", 0.0)
+    data = read_bytes(path)
+    if data is None:
+        return bad_record(rel, "", Status.UNREADABLE, f"{path}: cannot be read", 0.0)
     try:
         _, source = api.read_program(path)
         api.check_syntax(source, str(path))
