@@ -53,3 +53,12 @@ def test_triage_a_list_of_files(make_repro_dir, pool):
     assert [sorted(b.files) for b in buckets] == [["eval/regression_probe.py", "models/mlp_head.py"],
                                                   ["data/patchify.py"]]
     assert resolve(root)[1][0] == "data/augment_vmap.py"
+
+
+def test_a_repro_that_hangs_times_out_and_the_rest_goes_on(tmp_path, pool):
+    (tmp_path / "hangs.py").write_text("import jax.numpy as jnp\nx = jnp.ones(3)\nwhile True:\n    x = x + 1\n")
+    (tmp_path / "fails.py").write_text("import jax.numpy as jnp\njnp.ones(3) + jnp.ones(4)\n")
+    report = triage_dir(tmp_path, jobs=2, pool=pool, timeout=3)
+    status = {r.path: r for r in report.files}
+    assert status["hangs.py"].status is Status.TIMEOUT and "did not finish within 3s" in status["hangs.py"].reason
+    assert status["fails.py"].status is Status.FAILING and [b.files for b in report.buckets] == [("fails.py",)]
