@@ -3,6 +3,7 @@
     python benchmarks/batch.py                       # triage, then reduce with statement passes
     python benchmarks/batch.py --mode triage
     python benchmarks/batch.py --mode reduce --passes all
+    python benchmarks/batch.py --work /tmp/bench   # keep outputs there; a rerun resumes the reduction
 
 The corpus holds 12 programs and a hand-written minimal version of each (``NN_name.py`` and
 ``NN_name.min.py``), so a perfect bucketing makes 12 buckets of 2: the table says how many pairs share a
@@ -60,8 +61,11 @@ def pairs_together(report: Report) -> int:
 
 def row(mode: str, report: Report) -> Row:
     bucketed = [r for r in report.files if r.status.bucketed]
+    # A resumed batch's own wall time covers only its part: use the files' recorded times, summed, instead
+    # (they leave out the pool's start-up, a few seconds).
+    seconds = sum(r.seconds for r in report.files) if report.resumed else report.seconds
     return Row(mode, len(report.files), len(bucketed), len(report.left_out), len(report.buckets),
-               pairs_together(report), report.seconds, sum(r.tokens_before for r in bucketed),
+               pairs_together(report), seconds, sum(r.tokens_before for r in bucketed),
                sum(r.tokens_after for r in bucketed))
 
 
@@ -90,11 +94,13 @@ def main() -> None:
                         help="passes for the reduce mode (default: statement removal and cleanup)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--results", default=str(HERE / "batch-results.md"))
+    parser.add_argument("--work", help="keep the corpus copy and outputs here (a rerun resumes the reduction)")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="jax-reduce-batch-bench-"))
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="jax-reduce-batch-bench-"))
     corpus = work / "corpus"
-    shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("__pycache__"))
+    if not corpus.exists():
+        shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("__pycache__"))
     rows, details = [], []
     try:
         if args.mode in ("triage", "both"):
@@ -102,6 +108,7 @@ def main() -> None:
             rows.append(row("triage", report))
             details.append(("triage", report))
             print(f"triage: {report.seconds:.0f}s", flush=True)
+            write_results(args, rows, details)  # already, in case the reduction is interrupted
         if args.mode in ("reduce", "both"):
             passes = statement_passes() if args.passes == "statements" else default_passes()
             with LogDisplay(sys.stderr) as display:
@@ -112,14 +119,20 @@ def main() -> None:
             disagreements = [r.path for r in report.files if r.status is Status.ERROR]
             if disagreements:
                 print("errors:", disagreements, flush=True)
+            if report.resumed:
+                print(f"resumed {len(report.resumed)} files from an earlier run", flush=True)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
     print(table(rows))
+    write_results(args, rows, details)
+
+
+def write_results(args: argparse.Namespace, rows: list[Row], details: list[tuple[str, Report]]) -> None:
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = [
         "# Batch benchmark: benchmarks/corpus/", "",
-        f"`python benchmarks/batch.py {' '.join(sys.argv[1:])}`".replace(" `", "`"), "",
+        "`" + " ".join(["python", "benchmarks/batch.py", *sys.argv[1:]]) + "`", "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"jax {jax.__version__}; {now}; --jobs {args.jobs}. The machine was shared with other work, so the times "
         "are an upper bound.", "",
@@ -128,6 +141,9 @@ def main() -> None:
         "confirms each result in fresh interpreters, on one shared pool.", "",
         table(rows), "",
     ]
+    if any(report.resumed for _, report in details):
+        text += ["The reduction was resumed from an earlier, interrupted run: its seconds are the files' own "
+                 "times, summed.", ""]
     for mode, report in details:
         text += [f"## Buckets ({mode})", "", bucket_list(report), ""]
     Path(args.results).write_text("\n".join(text))
