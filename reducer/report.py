@@ -44,6 +44,13 @@ def sizes(before: int, after: int) -> str:
     return f"{before} -> {after}" if before != after else str(before)
 
 
+def file_sizes(record: FileRecord) -> tuple[str, str]:
+    """(tokens, lines) of a file for the tables: a dash for a file that was not measured."""
+    if not record.status.bucketed:
+        return "-", "-"
+    return sizes(record.tokens_before, record.tokens_after), sizes(record.lines_before, record.lines_after)
+
+
 def representative_kind(report: Report) -> str:
     return "the smallest reduced program" if report.mode == "reduce" else "the smallest original"
 
@@ -92,10 +99,10 @@ def render_markdown(report: Report) -> str:
     lines += ["", "## Files", "", "| file | status | tokens | lines | tests | seconds | signature or reason |",
               "|---|---|---|---|---|---|---|"]
     for record in report.files:
+        tokens, file_lines = file_sizes(record)
         lines.append(
-            f"| {md_cell(record.path)} | {record.status.value} | {sizes(record.tokens_before, record.tokens_after)} | "
-            f"{sizes(record.lines_before, record.lines_after)} | {record.tests} | {record.seconds:.1f} | "
-            f"{md_cell(file_note(record))} |"
+            f"| {md_cell(record.path)} | {record.status.value} | {tokens} | {file_lines} | {record.tests} | "
+            f"{record.seconds:.1f} | {md_cell(file_note(record))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -138,11 +145,11 @@ def html_bucket(rank: int, bucket: Bucket, kind: str) -> str:
 
 def html_file_row(record: FileRecord) -> str:
     status = record.status.value
+    tokens, lines = file_sizes(record)
     return (
         f"<tr><td><code>{esc(record.path)}</code></td>"
         f'<td class="status status-{esc(status)}">{esc(status)}</td>'
-        f'<td class="num">{esc(sizes(record.tokens_before, record.tokens_after))}</td>'
-        f'<td class="num">{esc(sizes(record.lines_before, record.lines_after))}</td>'
+        f'<td class="num">{esc(tokens)}</td><td class="num">{esc(lines)}</td>'
         f'<td class="num">{record.tests}</td><td class="num">{record.seconds:.1f}</td>'
         f'<td class="note">{esc(file_note(record))}</td></tr>'
     )
