@@ -124,6 +124,9 @@ class FreshExecutor:
                     if time.perf_counter() > deadline:
                         kill_group(proc)
                         return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
+                except BaseException:
+                    kill_group(proc)  # Ctrl-C: the candidate runs in its own session, so it would outlive us
+                    raise
         seconds = time.perf_counter() - start
         kill_group(proc)  # reap anything the candidate left running in its session
         return finished_outcome(proc.returncode, outcome_from_json_file(str(result)), read_tail(stderr), seconds)
