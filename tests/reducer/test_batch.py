@@ -212,10 +212,16 @@ TINY = {
 }
 
 
+def default_sigint() -> None:
+    # A test run started in the background (`cmd &` in a script) inherits an ignored SIGINT, and Python then
+    # installs no KeyboardInterrupt handler: give the CLI the Ctrl-C a user at a terminal would have.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_cli(*args: str, cwd: Path) -> subprocess.Popen[str]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     return subprocess.Popen([sys.executable, "-m", "reducer", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint)
 
 
 def test_cli_ctrl_c_then_resume(tmp_path):
