@@ -4,6 +4,7 @@
     python benchmarks/batch.py --mode triage
     python benchmarks/batch.py --mode reduce --passes all
     python benchmarks/batch.py --work /tmp/bench   # keep outputs there; a rerun resumes the reduction
+    python benchmarks/batch.py --work /tmp/bench --from-reports   # results from the reports there, no runs
 
 The corpus holds 12 programs and a hand-written minimal version of each (``NN_name.py`` and
 ``NN_name.min.py``), so a perfect bucketing makes 12 buckets of 2: the table says how many pairs share a
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import json
 import os
 import platform
 import shutil
@@ -70,10 +72,10 @@ def row(mode: str, report: Report) -> Row:
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| mode | files | failing/reduced | left out | buckets | pairs in one bucket | seconds | files/min "
+    lines = ["| mode | files | failing/reduced | left out | buckets | pairs in one bucket (of 12) | seconds | files/min "
              "| tokens before -> after |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r.mode} | {r.files} | {r.bucketed} | {r.left_out} | {r.buckets} | {r.pairs_together}/12 "
+        lines.append(f"| {r.mode} | {r.files} | {r.bucketed} | {r.left_out} | {r.buckets} | {r.pairs_together} "
                      f"| {r.seconds:.0f} | {r.files_per_minute:.1f} | {r.tokens_before} -> {r.tokens_after} |")
     return "\n".join(lines)
 
@@ -95,7 +97,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--results", default=str(HERE / "batch-results.md"))
     parser.add_argument("--work", help="keep the corpus copy and outputs here (a rerun resumes the reduction)")
+    parser.add_argument("--from-reports", action="store_true",
+                        help="run nothing: tabulate the reports an earlier (perhaps interrupted) run left in --work")
     args = parser.parse_args()
+    if args.from_reports:
+        if not args.work:
+            parser.error("--from-reports needs --work")
+        return tabulate_reports(args)
 
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="jax-reduce-batch-bench-"))
     corpus = work / "corpus"
@@ -128,11 +136,30 @@ def main() -> None:
     write_results(args, rows, details)
 
 
+def tabulate_reports(args: argparse.Namespace) -> None:
+    """Rows from the report.json files of an earlier run; an interrupted reduction reports the files it
+    finished (its report is written on Ctrl-C too)."""
+    rows, details = [], []
+    total = len(list(CORPUS.glob("*.py")))
+    for mode, sub in (("triage", "triage"), (f"reduce ({args.passes})", "reduced")):
+        path = Path(args.work) / sub / "report.json"
+        if path.exists():
+            report = Report.from_json(json.loads(path.read_text()))
+            finished = len(report.files)
+            label = mode if finished == total else f"{mode}, interrupted after {finished} of {total} files"
+            rows.append(row(label, report))
+            details.append((label, report))
+    print(table(rows))
+    write_results(args, rows, details)
+
+
 def write_results(args: argparse.Namespace, rows: list[Row], details: list[tuple[str, Report]]) -> None:
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = [
         "# Batch benchmark: benchmarks/corpus/", "",
-        "`" + " ".join(["python", "benchmarks/batch.py", *sys.argv[1:]]) + "`", "",
+        "`" + " ".join(["python", "benchmarks/batch.py", *sys.argv[1:]]) + "`"
+        + (" (tabulates the reports that an earlier `python benchmarks/batch.py --work ...` run left there)"
+           if args.from_reports else ""), "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"jax {jax.__version__}; {now}; --jobs {args.jobs}. The machine was shared with other work, so the times "
         "are an upper bound.", "",
@@ -145,7 +172,7 @@ def write_results(args: argparse.Namespace, rows: list[Row], details: list[tuple
         text += ["The reduction was resumed from an earlier, interrupted run: its seconds are the files' own "
                  "times, summed.", ""]
     for mode, report in details:
-        text += [f"## Buckets ({mode})", "", bucket_list(report), ""]
+        text += [f"## Buckets ({mode}; report written {report.created})", "", bucket_list(report), ""]
     Path(args.results).write_text("\n".join(text))
     print(f"wrote {args.results}")
 
