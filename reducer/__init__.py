@@ -2,9 +2,11 @@
 
 Library API (imported lazily, so candidate processes that import :mod:`reducer.runner` stay light)::
 
-    from reducer import reduce, signature_of, Signature
+    from reducer import reduce, signature_of, reduce_dir, triage
     result = reduce("repro.py", jobs=2)          # -> reducer.Result
     outcome = signature_of("repro.py")           # -> reducer.Outcome
+    report = reduce_dir("repros/", "reduced/")   # -> reducer.Report
+    buckets = triage("repros/")                  # -> list[reducer.Bucket]
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ _EXPORTS = {
     "Signature": "reducer.signature",
     "Level": "reducer.signature",
     "Kind": "reducer.signature",
+    "reduce_dir": "reducer.batch",
+    "triage": "reducer.triage",
+    "triage_dir": "reducer.triage",
+    "Report": "reducer.records",
+    "Bucket": "reducer.records",
+    "FileRecord": "reducer.records",
+    "Status": "reducer.records",
+    "Criterion": "reducer.interesting",
 }
 
 __all__ = sorted(_EXPORTS)

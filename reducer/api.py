@@ -15,6 +15,7 @@ from typing import Any
 import libcst as cst
 
 from reducer.engine import PassStats, Progress, Reduction, count_lines, count_tokens
+from reducer.interesting import Criterion, Predicate
 from reducer.oracle import Executor, FreshExecutor, Oracle
 from reducer.passes import default_passes
 from reducer.passes.base import Pass
@@ -27,7 +28,15 @@ INITIAL_TIMEOUT = 600.0  # for the first runs of the original, when the user gav
 
 
 class InputError(Exception):
-    """The input cannot be reduced: missing, not Python, does not fail, or fails differently each time."""
+    """The input cannot be reduced: missing, not Python, does not fail, or fails differently each time.
+
+    ``reason`` names the problem for reports: missing, unreadable, invalid, not-failing, not-interesting,
+    no-match, flaky or timeout.
+    """
+
+    def __init__(self, message: str, reason: str = "bad-input"):
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,13 +75,13 @@ def read_program(path_or_source: str | os.PathLike[str] | cst.Module) -> tuple[s
         return None, path_or_source
     path = Path(path_or_source)
     if not path.exists():
-        raise InputError(f"{path}: no such file")
+        raise InputError(f"{path}: no such file", "missing")
     if not path.is_file():
-        raise InputError(f"{path}: not a file")
+        raise InputError(f"{path}: not a file", "missing")
     try:
         return str(path), path.read_text()
     except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot be read: {err}") from None
+        raise InputError(f"{path}: cannot be read: {err}", "unreadable") from None
 
 
 def check_syntax(source: str, name: str) -> None:
@@ -80,9 +89,9 @@ def check_syntax(source: str, name: str) -> None:
         compile(source, name, "exec")
         cst.parse_module(source)
     except SyntaxError as err:
-        raise InputError(f"{name}: not valid Python: {err.msg} (line {err.lineno})") from None
+        raise InputError(f"{name}: not valid Python: {err.msg} (line {err.lineno})", "invalid") from None
     except (ValueError, cst.ParserSyntaxError) as err:
-        raise InputError(f"{name}: cannot be parsed: {err}") from None
+        raise InputError(f"{name}: cannot be parsed: {err}", "invalid") from None
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -110,24 +119,43 @@ def run_once(executor: Executor, source: str, timeout: float) -> Outcome:
 
 
 def check_original(
-    source: str, executor: Executor, signature: Signature, timeout: float, name: str = "the program"
+    source: str, executor: Executor, criterion: Signature | Criterion, timeout: float, name: str = "the program"
 ) -> Outcome:
-    """Run the original twice; its outcome if it fails the same way both times, else InputError."""
+    """Run the original twice; its outcome if it is interesting the same way both times, else InputError.
+
+    With a signature, interesting means failing; with a predicate (``executor`` must carry it), the
+    predicate's verdict.
+    """
+    if isinstance(criterion, Signature):
+        criterion = Criterion(criterion)
     first = run_once(executor, source, timeout)
-    if not first.failed:
-        if first.kind is Kind.TIMEOUT:
-            raise InputError(f"{name} did not finish within {timeout:.0f}s (raise --timeout if it is slow)")
-        raise InputError(f"{name} does not fail: it ran to completion in {first.seconds:.1f}s")
-    if not signature.matches(first):
-        raise InputError(f"{name} fails, but its message does not match --match {signature.match!r}: "
-                         f"{first.describe()}")
+    check_first_run(first, criterion, timeout, name)
     second = run_once(executor, source, timeout)
-    if not signature.same(first, second):
+    if not criterion.same(first, second):
+        how = "failed differently" if criterion.check is None else f"was judged differently by {criterion.name}"
         raise InputError(
-            f"{name} is flaky: it failed differently on two runs:\n  1: {first.describe()}\n  2: {second.describe()}"
+            f"{name} is flaky: it {how} on two runs:\n  1: {first.describe()}\n  2: {second.describe()}", "flaky"
         )
     slower = max(first.seconds, second.seconds)
     return dataclasses.replace(first, seconds=slower)
+
+
+def check_first_run(first: Outcome, criterion: Criterion, timeout: float, name: str) -> None:
+    """InputError unless one run of the original is interesting."""
+    if first.kind is Kind.TIMEOUT:
+        raise InputError(f"{name} did not finish within {timeout:.0f}s (raise --timeout if it is slow)", "timeout")
+    if criterion.check is not None:
+        if first.verdict is not True:
+            error = f" (it raised {first.verdict_error})" if first.verdict_error else ""
+            raise InputError(f"{name} is not interesting: {criterion.name} returned False{error}; "
+                             f"the program's outcome: {first.describe()}", "not-interesting")
+        return
+    if not first.failed:
+        raise InputError(f"{name} does not fail: it ran to completion in {first.seconds:.1f}s", "not-failing")
+    signature = criterion.signature
+    if not signature.matches(first):
+        raise InputError(f"{name} fails, but its message does not match --match {signature.match!r}: "
+                         f"{first.describe()}", "no-match")
 
 
 def derive_timeout(original: Outcome, timeout: float | None) -> float:
@@ -136,7 +164,7 @@ def derive_timeout(original: Outcome, timeout: float | None) -> float:
     return max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
 
 
-def confirm(history: Sequence[str], signature: Signature, original: Outcome, timeout: float,
+def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,
             executor: Executor) -> tuple[int, int]:
     """Index of the newest accepted program a fresh interpreter confirms, and how many runs disagreed.
 
@@ -161,12 +189,22 @@ def confirm(history: Sequence[str], signature: Signature, original: Outcome, tim
     return good, disagreements
 
 
+def program_dir(path: str | None) -> str:
+    """The directory a program's candidates get on ``sys.path``, as ``python prog.py`` would."""
+    return os.path.dirname(os.path.abspath(path)) if path else ""
+
+
+def as_signature(signature: Signature | Level | str, match: str | None = None) -> Signature:
+    if not isinstance(signature, Signature):
+        return Signature(Level(signature), match)
+    return dataclasses.replace(signature, match=match) if match is not None else signature
+
+
 def signature_of(path_or_source: str | os.PathLike[str], *, timeout: float = INITIAL_TIMEOUT) -> Outcome:
     """Run a program once in a fresh interpreter and return its outcome."""
     path, source = read_program(path_or_source)
     check_syntax(source, path or "<source>")
-    sys_path = os.path.dirname(os.path.abspath(path)) if path else ""
-    return run_once(FreshExecutor(sys_path=sys_path), source, timeout)
+    return run_once(FreshExecutor(sys_path=program_dir(path)), source, timeout)
 
 
 def reduce(
@@ -177,8 +215,9 @@ def reduce(
     timeout: float | None = None,
     signature: Signature | Level | str = Level.TEMPLATE,
     match: str | None = None,
+    interesting: Predicate | None = None,
     passes: Sequence[Pass] | None = None,
-    pool: bool = True,
+    pool: bool | PoolExecutor = True,
     memory_mb: int = 0,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> Result:
@@ -186,34 +225,38 @@ def reduce(
 
     ``path_or_source`` is a file path or the program's source. With ``output`` (default for a path:
     ``NAME.reduced.py`` beside it; none for source), the best program so far is kept there, written
-    atomically after every improvement. With ``pool`` (the default) candidates run on warm forked
-    workers (:mod:`reducer.pool`), else each in a fresh interpreter; ``memory_mb`` caps a pool candidate's
-    address space. The original is checked, and the result confirmed, in fresh interpreters either way.
-    Raises :class:`InputError` if the program cannot be reduced.
+    atomically after every improvement. A candidate is kept when it fails with the original's
+    ``signature`` (a level, optionally with a ``match`` regex), or, with ``interesting``, when
+    ``interesting(outcome, source)`` returns True: the callable is shipped with dill to the process that
+    ran the candidate and called there, so it may ``exec`` the source or change jax config in isolation.
+    With ``pool`` (the default) candidates run on warm forked workers (:mod:`reducer.pool`; pass a running
+    :class:`~reducer.pool.PoolExecutor` to share one across programs), else each in a fresh interpreter;
+    ``memory_mb`` caps a pool candidate's address space. The original is checked, and the result confirmed,
+    in fresh interpreters either way. Raises :class:`InputError` if the program cannot be reduced.
     """
     started = time.perf_counter()
     path, source = read_program(path_or_source)
     name = path or "the program"
     check_syntax(source, name)
-    if not isinstance(signature, Signature):
-        signature = Signature(Level(signature), match)
-    elif match is not None:
-        signature = dataclasses.replace(signature, match=match)
+    criterion = Criterion.of(as_signature(signature, match), interesting)
     jobs = jobs or os.cpu_count() or 1
-    sys_path = os.path.dirname(os.path.abspath(path)) if path else ""
-    fresh = FreshExecutor(sys_path=sys_path)
+    sys_path = program_dir(path)
+    fresh = FreshExecutor(sys_path=sys_path, check=criterion.check)
+    owned = pool is True  # a pool we start is ours to close
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
         # Warm the workers up while the original runs.
-        executor_future = starter.submit(
+        pool_future = starter.submit(
             lambda: PoolExecutor(jobs, sys_path=sys_path, preload=top_level_imports(source), memory_mb=memory_mb)
-            if pool else fresh
+            if owned else pool
         )
         try:
-            original = check_original(source, fresh, signature, timeout or INITIAL_TIMEOUT, name)
+            original = check_original(source, fresh, criterion, timeout or INITIAL_TIMEOUT, name)
         except BaseException:
-            executor_future.result().close()
+            if owned:
+                pool_future.result().close()
             raise
-        executor = executor_future.result()
+        workers = pool_future.result()
+    executor = workers.program(sys_path, criterion.check) if isinstance(workers, PoolExecutor) else fresh
     candidate_timeout = derive_timeout(original, timeout)
     if output is None and path is not None:
         output = default_output(path)
@@ -223,7 +266,7 @@ def reduce(
             write_atomically(output, best)
 
     keep(source)
-    oracle = Oracle(executor, signature, original, timeout=candidate_timeout, jobs=jobs)
+    oracle = Oracle(executor, criterion, original, timeout=candidate_timeout, jobs=jobs)
     try:
         reduction = Reduction(
             source, oracle, passes if passes is not None else default_passes(),
@@ -232,13 +275,15 @@ def reduce(
         reduction.run()
     finally:
         oracle.close()
-    index, disagreements = confirm(reduction.history, signature, original, candidate_timeout, fresh)
+        if owned:
+            workers.close()
+    index, disagreements = confirm(reduction.history, criterion, original, candidate_timeout, fresh)
     final = reduction.history[index]
     keep(final)
     return Result(
         input=path,
         output=output,
-        signature=signature.describe(original),
+        signature=criterion.describe(original),
         original=original,
         source=final,
         tokens_before=count_tokens(source),

@@ -1,4 +1,8 @@
-"""``jax-reduce FILE``: reduce a failing JAX program to a small one that fails the same way."""
+"""``jax-reduce FILE``: reduce a failing JAX program to a small one that fails the same way.
+
+``jax-reduce DIR`` reduces every repro under a directory and buckets them; ``jax-reduce triage DIR`` only
+runs and buckets them.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import TextIO
 
 from reducer.api import InputError, Result, default_output, reduce
 from reducer.engine import Progress
+from reducer.records import Report
 from reducer.signature import Level, Signature
 
 EXIT_OK = 0
@@ -18,13 +23,26 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="jax-reduce",
-        description="Reduce a failing JAX program to the smallest program that fails the same way.",
-    )
-    parser.add_argument("file", help="the failing program (never modified)")
-    parser.add_argument("-o", "--output", help="where to write the reduced program (default: FILE.reduced.py)")
+def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespace:
+    if triage:
+        parser = argparse.ArgumentParser(
+            prog="jax-reduce triage",
+            description="Run every *.py repro under DIR (twice) and bucket them by signature, without reducing.",
+        )
+        parser.add_argument("file", metavar="DIR", help="directory of repros, searched recursively (never modified)")
+        parser.add_argument("-o", "--output", metavar="OUTDIR", help="also write report.{md,json,html} there")
+    else:
+        parser = argparse.ArgumentParser(
+            prog="jax-reduce",
+            description="Reduce a failing JAX program to the smallest program that fails the same way; given a "
+                        "directory, reduce every *.py repro under it and bucket them by signature. "
+                        "`jax-reduce triage DIR` only buckets.",
+        )
+        parser.add_argument("file", metavar="FILE|DIR", help="the failing program, or a directory of them "
+                                                             "(never modified)")
+        parser.add_argument("-o", "--output", metavar="OUT",
+                            help="where to write the reduced program (default: FILE.reduced.py), or for a "
+                                 "directory the output directory (default: DIR.reduced)")
     parser.add_argument("--jobs", "-j", type=int, default=None, help="candidates run in parallel (default: cores)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per candidate (default: 10x the original's run time, at least 10)")
@@ -33,10 +51,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
     parser.add_argument("--no-pool", dest="pool", action="store_false",
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
-    parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
-                        help="cap each candidate's address space (pool workers only; default: no cap)")
+    if not triage:
+        parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
+                            help="cap each candidate's address space (pool workers only; default: no cap)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress display and no summary")
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -86,7 +105,12 @@ def summary(result: Result) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["triage"]:
+        return triage_main(parse_args(argv[1:], triage=True))
     args = parse_args(argv)
+    if os.path.isdir(args.file):
+        return batch_main(args)
     progress = ProgressLine(sys.stderr, enabled=not args.quiet)
     output = args.output or default_output(args.file)
     if os.path.abspath(output) == os.path.abspath(args.file):
@@ -112,6 +136,74 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.quiet:
         print(summary(result), file=sys.stderr)
     return EXIT_OK
+
+
+# --- directories --------------------------------------------------------------------------------------
+
+
+def batch_summary(report: Report) -> str:
+    from reducer.report import summary_line
+
+    lines = [summary_line(report)]
+    for rank, bucket in enumerate(report.buckets, 1):
+        lines.append(f"  {rank}. [{bucket.count}] {bucket.signature}")
+        lines.append(f"       representative: {bucket.representative} ({bucket.tokens_after} tokens)")
+    if report.out:
+        lines.append(f"report: {os.path.join(report.out, 'report.md')} (also report.json, report.html)")
+    return "\n".join(lines)
+
+
+def batch_main(args: argparse.Namespace) -> int:
+    from reducer.batch import reduce_dir
+    from reducer.progress import batch_display
+
+    display = batch_display(sys.stderr, quiet=args.quiet)
+    try:
+        with display:
+            report = reduce_dir(
+                args.file, args.output, jobs=args.jobs, timeout=args.timeout,
+                signature=Signature(Level(args.signature), args.match), pool=args.pool,
+                memory_mb=args.memory_limit, on_event=display.on_event,
+            )
+    except InputError as err:
+        print(f"jax-reduce: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("jax-reduce: interrupted; finished files are recorded in the output directory's manifest.json: "
+              "run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return finish_batch(args, report, sys.stderr)
+
+
+def finish_batch(args: argparse.Namespace, report: Report, summary_to: TextIO) -> int:
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    elif not args.quiet:
+        print(batch_summary(report), file=summary_to)
+    return EXIT_OK
+
+
+def triage_main(args: argparse.Namespace) -> int:
+    from reducer.progress import record_line
+    from reducer.triage import triage_dir
+
+    if not os.path.isdir(args.file):
+        print(f"jax-reduce: {args.file}: not a directory", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    quiet = args.quiet or args.json
+    try:
+        report = triage_dir(
+            args.file, args.output, jobs=args.jobs, timeout=args.timeout,
+            signature=Signature(Level(args.signature), args.match), pool=args.pool,
+            on_done=None if quiet else lambda r: print(f"jax-reduce: {r.path}: {record_line(r)}", file=sys.stderr),
+        )
+    except InputError as err:
+        print(f"jax-reduce: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("jax-reduce: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return finish_batch(args, report, sys.stdout)  # the buckets are triage's result
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
+from reducer.interesting import Criterion
 from reducer.runner import candidate_env as runner_env, outcome_from_json_file
 from reducer.signature import Kind, Outcome, Signature
 
@@ -81,10 +82,12 @@ class FreshExecutor:
 
     ``sys_path`` (the original program's directory) is put first on the candidate's ``sys.path``, as
     ``python prog.py`` would, so repros that import sibling modules still work from the temporary cwd.
+    ``check`` is a shipped predicate (:mod:`reducer.interesting`) to evaluate after the candidate ran.
     """
 
     sys_path: str = ""
     python: str = sys.executable
+    check: bytes | None = None
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
@@ -99,6 +102,9 @@ class FreshExecutor:
         # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
         env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
         argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
+        if self.check is not None:
+            (workdir / ".predicate").write_bytes(self.check)
+            argv.append(str(workdir / ".predicate"))
         start = time.perf_counter()
         with open(stderr, "wb") as err:
             proc = subprocess.Popen(
@@ -117,6 +123,9 @@ class FreshExecutor:
                     if time.perf_counter() > deadline:
                         kill_group(proc)
                         return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
+                except BaseException:
+                    kill_group(proc)  # Ctrl-C: the candidate runs in its own session, so it would outlive us
+                    raise
         seconds = time.perf_counter() - start
         kill_group(proc)  # reap anything the candidate left running in its session
         return finished_outcome(proc.returncode, outcome_from_json_file(str(result)), read_tail(stderr), seconds)
@@ -150,7 +159,8 @@ class OracleStats:
 class Oracle:
     """Decides whether candidate programs fail like the original, running each distinct program once."""
 
-    def __init__(self, executor: Executor, signature: Signature, original: Outcome, *, timeout: float, jobs: int = 1):
+    def __init__(self, executor: Executor, signature: Signature | Criterion, original: Outcome, *, timeout: float,
+                 jobs: int = 1):
         self.executor = executor
         self.signature = signature
         self.original = original

@@ -36,7 +36,7 @@ import subprocess
 from multiprocess.connection import Connection, wait
 
 from reducer.oracle import CANDIDATE_FILENAME, PACKAGE_ROOT, Cancelled, FreshExecutor, finished_outcome, read_tail
-from reducer.runner import candidate_env, run_source
+from reducer.runner import candidate_env, run_and_judge
 from reducer.signature import Kind, Outcome
 
 BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
@@ -102,7 +102,8 @@ def zygote_main(fd: int, preload: list[str], sys_path: str) -> None:
         # a "cancel" that arrives after its candidate finished is stale: ignore it
 
 
-def _child(conn: Any, source: str, workdir: str, write_fd: int, sys_path: str, memory_mb: int) -> None:
+def _child(conn: Any, source: str, workdir: str, write_fd: int, sys_path: str, memory_mb: int,
+           check: bytes | None) -> None:
     """In the forked child: isolate, run the candidate, report, exit without teardown."""
     try:
         conn.close()  # the candidate must not talk to the parent's pipe
@@ -125,7 +126,7 @@ def _child(conn: Any, source: str, workdir: str, write_fd: int, sys_path: str, m
         program = os.path.join(workdir, CANDIDATE_FILENAME)
         with open(program, "w") as f:
             f.write(source)
-        outcome = run_source(source, program)
+        outcome = run_and_judge(source, program, check)
         data = json.dumps(outcome.to_json()).encode()
         while data:
             data = data[os.write(write_fd, data):]
@@ -133,14 +134,14 @@ def _child(conn: Any, source: str, workdir: str, write_fd: int, sys_path: str, m
         os._exit(0)
 
 
-def _serve(conn: Any, source: str, timeout: float, sys_path: str, memory_mb: int) -> None:
+def _serve(conn: Any, source: str, timeout: float, sys_path: str, memory_mb: int, check: bytes | None) -> None:
     workdir = tempfile.mkdtemp(prefix="jax-reduce-")
     read_fd, write_fd = os.pipe()
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(conn, source, workdir, write_fd, sys_path, memory_mb)
+        _child(conn, source, workdir, write_fd, sys_path, memory_mb, check)
     os.close(write_fd)
     try:
         reply = _watch(conn, pid, read_fd, start, timeout, workdir)
@@ -241,7 +242,6 @@ class PoolExecutor:
         self.memory_mb = memory_mb
         self.preload = [m for m in (preload or []) if m not in BASE_PRELOAD]
         self.stats = PoolStats()
-        self._fresh = FreshExecutor(sys_path=sys_path)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: list[_Worker] = []
         self._lock = threading.Lock()
@@ -298,12 +298,21 @@ class PoolExecutor:
         return self._await_ready(self._spawn(self.preload))
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
+        return self.run_program(source, timeout, cancel, self.sys_path, None)
+
+    def program(self, sys_path: str, check: bytes | None = None) -> ProgramView:
+        """An executor for one program's candidates on this pool (which it does not close), with that
+        program's directory on ``sys.path`` and an optional shipped predicate: one pool serves many files."""
+        return ProgramView(self, sys_path, check)
+
+    def run_program(self, source: str, timeout: float, cancel: threading.Event, sys_path: str,
+                    check: bytes | None) -> Outcome:
         if needs_fresh_interpreter(source):
             self.stats.fresh_fallbacks += 1
-            return self._fresh.run(source, timeout, cancel)
+            return FreshExecutor(sys_path=sys_path, check=check).run(source, timeout, cancel)
         worker = self._idle.get()
         try:
-            outcome = self._run_on(worker, source, timeout, cancel)
+            outcome = self._run_on(worker, source, timeout, cancel, sys_path, check)
         except _WorkerDied as died:
             worker = self._replace(worker)
             outcome = died.outcome
@@ -314,10 +323,11 @@ class PoolExecutor:
             raise Cancelled()
         return outcome
 
-    def _run_on(self, worker: _Worker, source: str, timeout: float, cancel: threading.Event) -> Outcome | None:
+    def _run_on(self, worker: _Worker, source: str, timeout: float, cancel: threading.Event, sys_path: str,
+                check: bytes | None) -> Outcome | None:
         start = time.perf_counter()
         try:
-            worker.conn.send(("run", source, timeout, self.sys_path, self.memory_mb))
+            worker.conn.send(("run", source, timeout, sys_path, self.memory_mb, check))
         except (OSError, EOFError):
             raise _WorkerDied(_died(start)) from None
         cancel_sent = False
@@ -351,6 +361,21 @@ class PoolExecutor:
             except subprocess.TimeoutExpired:
                 pass
             self._retire(worker)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramView:
+    """One program's executor on a shared pool; closing it leaves the pool running."""
+
+    pool: PoolExecutor
+    sys_path: str
+    check: bytes | None = None
+
+    def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
+        return self.pool.run_program(source, timeout, cancel, self.sys_path, self.check)
+
+    def close(self) -> None:
+        pass
 
 
 class _WorkerDied(Exception):

@@ -115,6 +115,16 @@ def run_source(source: str, filename: str) -> Outcome:
     return Outcome(kind=Kind.SUCCESS, seconds=time.perf_counter() - start)
 
 
+def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
+    """Run ``source``; with a shipped predicate (:mod:`reducer.interesting`), add its verdict afterwards."""
+    outcome = run_source(source, filename)
+    if check is None:
+        return outcome
+    from reducer.interesting import evaluate  # imports dill: only candidates with a predicate pay for it
+
+    return evaluate(check, outcome, source)
+
+
 def _flush_std_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -131,14 +141,18 @@ def write_outcome(outcome: Outcome, path: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of a fresh candidate interpreter: ``runner PROGRAM RESULT_JSON [EXTRA_SYS_PATH]``."""
+    """Entry point of a fresh candidate interpreter: ``runner PROGRAM RESULT_JSON [EXTRA_SYS_PATH [PREDICATE]]``."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
     with open(program) as f:
         source = f.read()
-    outcome = run_source(source, os.path.abspath(program))
+    check = None
+    if len(args) > 3:
+        with open(args[3], "rb") as f:  # read before the candidate runs: it may delete its directory
+            check = f.read()
+    outcome = run_and_judge(source, os.path.abspath(program), check)
     write_outcome(outcome, result)
     # Skip interpreter teardown (atexit hooks of jax, thread joins): the outcome is already recorded.
     os._exit(0)

@@ -34,6 +34,8 @@ class Outcome:
     exit_code: int = 0  # for crashes that exited without reporting
     seconds: float = 0.0
     stderr_tail: str = ""  # last lines of stderr, for crashes (XLA check failures print there)
+    verdict: bool | None = None  # a custom predicate's answer (reducer.interesting), when one is in use
+    verdict_error: str = ""  # what the predicate raised, if it did
 
     @property
     def failed(self) -> bool:
@@ -59,6 +61,8 @@ class Outcome:
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["kind"] = self.kind.value
+        if self.verdict is None:  # no predicate: keep the JSON as it was without one
+            del data["verdict"], data["verdict_error"]
         return data
 
     @classmethod

@@ -29,8 +29,14 @@ SMALL_FAILURE = textwrap.dedent(
 )
 
 
+ROOT = str(Path(__file__).resolve().parents[2])
+
+
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reducer", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    # The checkout's reducer, whatever an editable install elsewhere points at.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "reducer", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env=env)
 
 
 def test_missing_file(tmp_path, capsys):

@@ -1,0 +1,313 @@
+"""Batch reduction: every ``*.py`` repro under a directory, on one shared worker pool, resumable.
+
+``reduce_dir(DIR, OUT)`` reduces each repro to ``OUT/<same relative path>`` (``DIR`` is never written to),
+records each file's outcome in ``OUT/manifest.json`` (written atomically after every file, so Ctrl-C leaves
+it consistent), and finally writes ``OUT/report.{md,json,html}``. A rerun reuses the manifest's record for
+every file whose content and options are unchanged, so an interrupted batch picks up where it stopped.
+A bad file (unreadable, not Python, does not fail, flaky, times out, or an internal error) gets a record
+with its reason and never stops the batch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from reducer import api
+from reducer.engine import Progress
+from reducer.interesting import Predicate, predicate_name
+from reducer.passes.base import Pass
+from reducer.pool import PoolExecutor, top_level_imports
+from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
+from reducer.signature import Level, Signature
+
+MANIFEST = "manifest.json"
+MANIFEST_VERSION = 1
+
+__all__ = [
+    "Bucket", "FileDone", "FileProgress", "FileRecord", "FileStarted", "Report", "Status", "reduce_dir",
+]
+
+
+# --- events for progress displays ---------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class FileStarted:
+    path: str
+    index: int  # 0-based
+    total: int
+
+
+@dataclasses.dataclass(frozen=True)
+class FileProgress:
+    path: str
+    progress: Progress
+
+
+@dataclasses.dataclass(frozen=True)
+class FileDone:
+    record: FileRecord
+    index: int
+    total: int
+    buckets: int  # buckets found so far
+    resumed: bool  # taken from an earlier run's manifest
+
+
+BatchEvent = FileStarted | FileProgress | FileDone
+
+
+# --- files and directories ----------------------------------------------------------------------------
+
+
+def find_repros(root: Path, exclude: Path | None = None) -> list[str]:
+    """``*.py`` files under ``root``, relative and sorted; hidden directories, ``__pycache__`` and the
+    output directory (when it lies inside ``root``) are skipped."""
+    found = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts[:-1]):
+            continue
+        if exclude is not None and path.is_relative_to(exclude):
+            continue
+        if path.is_file():
+            found.append(rel.as_posix())
+    return sorted(found)
+
+
+def default_outdir(root: Path) -> Path:
+    return root.with_name(root.name + ".reduced")
+
+
+def check_dirs(root: Path, out: Path) -> None:
+    """InputError unless ``root`` is a directory whose files the outputs can never overwrite."""
+    if not root.is_dir():
+        raise api.InputError(f"{root}: not a directory", "missing")
+    if out == root or root.is_relative_to(out):
+        raise api.InputError(f"the output directory {out} must not contain the input directory {root}", "bad-input")
+    if out.exists() and not out.is_dir():
+        raise api.InputError(f"{out}: exists and is not a directory", "bad-input")
+
+
+def read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def file_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def now_utc() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+# --- the manifest -------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Manifest:
+    """Finished files of a batch, by relative path: the options they were reduced with and their record."""
+
+    path: Path
+    root: str
+    entries: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path, root: str) -> Manifest:
+        """The manifest at ``path``, or an empty one if there is none (or it is from another version)."""
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return cls(path, root)
+        if data.get("version") != MANIFEST_VERSION:
+            return cls(path, root)
+        return cls(path, root, dict(data.get("files", {})))
+
+    def finished(self, rel: str, sha256: str, options: dict[str, Any]) -> FileRecord | None:
+        """The earlier record of this file, if its content and options are unchanged and it finished."""
+        entry = self.entries.get(rel)
+        if entry is None or entry.get("options") != options:
+            return None
+        record = FileRecord.from_json(entry["record"])
+        if record.sha256 != sha256 or record.status is Status.ERROR:
+            return None
+        return record
+
+    def put(self, record: FileRecord, options: dict[str, Any]) -> None:
+        """Record a finished file and save at once, atomically: an interruption loses at most this file."""
+        self.entries[record.path] = {"options": options, "record": record.to_json()}
+        data = {"version": MANIFEST_VERSION, "root": self.root, "files": self.entries}
+        api.write_atomically(str(self.path), json.dumps(data, indent=1) + "\n")
+
+
+# --- one file -----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """What every file of a batch is reduced with."""
+
+    jobs: int
+    timeout: float | None
+    signature: Signature
+    interesting: Predicate | None
+    passes: Sequence[Pass] | None
+    memory_mb: int
+
+    def options(self) -> dict[str, Any]:
+        """The options that change a result: a file reduced with other options is reduced again."""
+        return {
+            "signature": self.signature.level.value,
+            "match": self.signature.match,
+            "timeout": self.timeout,
+            "interesting": predicate_name(self.interesting) if self.interesting else None,
+            "passes": [p.name for p in self.passes] if self.passes is not None else "default",
+            "memory_mb": self.memory_mb,
+        }
+
+
+def bad_record(rel: str, sha256: str, status: Status, reason: str, seconds: float) -> FileRecord:
+    return FileRecord(path=rel, sha256=sha256, status=status, reason=reason, seconds=seconds)
+
+
+def status_of(err: api.InputError) -> Status:
+    try:
+        return Status(err.reason)
+    except ValueError:
+        return Status.ERROR
+
+
+def reduce_file(root: Path, out: Path, rel: str, data: bytes, settings: Settings, pool: bool | PoolExecutor,
+                on_progress: Callable[[Progress], None]) -> FileRecord:
+    """Reduce one repro to ``out/rel``; a record of the result or of why there is none."""
+    started = time.perf_counter()
+    sha256 = file_hash(data)
+    output = out / rel
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        result = api.reduce(
+            root / rel, output=str(output), jobs=settings.jobs, timeout=settings.timeout,
+            signature=settings.signature, interesting=settings.interesting, passes=settings.passes,
+            pool=pool, memory_mb=settings.memory_mb, on_progress=on_progress,
+        )
+    except api.InputError as err:
+        output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
+        return bad_record(rel, sha256, status_of(err), str(err), time.perf_counter() - started)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as err:  # noqa: BLE001 - one file's internal error must not stop the batch
+        return bad_record(rel, sha256, Status.ERROR, f"{type(err).__name__}: {err}", time.perf_counter() - started)
+    return FileRecord(
+        path=rel, sha256=sha256, status=Status.REDUCED, signature=result.signature,
+        key=settings.signature.key(result.original), output=rel,
+        tokens_before=result.tokens_before, tokens_after=result.tokens_after,
+        lines_before=result.lines_before, lines_after=result.lines_after,
+        tests=result.tests, seconds=result.seconds, outcome=result.original,
+    )
+
+
+def read_or_empty(path: Path) -> str:
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def start_shared_pool(jobs: int, sources: list[bytes], memory_mb: int) -> PoolExecutor:
+    """One pool for the whole batch, preloading the union of the repros' top-level imports that resolve
+    without a repro's own directory (a zygote skips those that do not)."""
+    imports: list[str] = []
+    for data in sources:
+        imports.extend(top_level_imports(data.decode("utf-8", "replace")))
+    return PoolExecutor(jobs, preload=list(dict.fromkeys(imports)), memory_mb=memory_mb)
+
+
+# --- the batch ----------------------------------------------------------------------------------------
+
+
+def reduce_dir(
+    directory: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    jobs: int | None = None,
+    timeout: float | None = None,
+    signature: Signature | Level | str = Level.TEMPLATE,
+    match: str | None = None,
+    interesting: Predicate | None = None,
+    passes: Sequence[Pass] | None = None,
+    pool: bool | PoolExecutor = True,
+    memory_mb: int = 0,
+    on_event: Callable[[BatchEvent], None] | None = None,
+) -> Report:
+    """Reduce every ``*.py`` repro under ``directory`` (recursively) into ``out`` (default: a sibling
+    ``DIR.reduced``), mirroring the directory layout, and bucket them by signature.
+
+    Options are those of :func:`reducer.reduce`, applied to every file; all files share one worker pool
+    (``pool=True`` starts one; pass a running :class:`~reducer.pool.PoolExecutor` to reuse yours).
+    Resumable through ``out/manifest.json``; writes ``out/report.md``, ``report.json`` and ``report.html``
+    (also when interrupted, for the files finished so far). ``on_event`` receives a :class:`FileStarted`,
+    :class:`FileProgress` and :class:`FileDone` for progress displays. Raises :class:`reducer.InputError`
+    if ``directory`` is not a directory or ``out`` contains it.
+    """
+    from reducer.report import write_reports  # rendering is only needed at the end
+
+    started = time.perf_counter()
+    root = Path(directory).resolve()
+    out_dir = Path(out).resolve() if out is not None else default_outdir(root)
+    check_dirs(root, out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    emit = on_event or (lambda event: None)
+    settings = Settings(jobs or os.cpu_count() or 1, timeout, api.as_signature(signature, match), interesting,
+                        passes, memory_mb)
+    options = settings.options()
+    manifest = Manifest.load(out_dir / MANIFEST, str(root))
+    files = find_repros(root, exclude=out_dir)
+    contents = {rel: data for rel in files if (data := read_bytes(root / rel)) is not None}
+    todo = {rel for rel in files if rel not in contents or not manifest.finished(rel, file_hash(contents[rel]), options)}
+    records: list[FileRecord] = []
+    resumed: list[str] = []
+
+    def report() -> Report:
+        return Report(
+            mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
+            seconds=time.perf_counter() - started, options=tuple(options.items()), files=tuple(records),
+            buckets=buckets_of(records, lambda r: read_or_empty(out_dir / (r.output or r.path))),
+            resumed=tuple(resumed),
+        )
+
+    shared: PoolExecutor | None = None  # started for the first file that needs reducing
+    try:
+        for index, rel in enumerate(files):
+            emit(FileStarted(rel, index, len(files)))
+            if rel not in todo:
+                record = manifest.finished(rel, file_hash(contents[rel]), options)
+                assert record is not None
+                resumed.append(rel)
+            elif rel not in contents:
+                record = bad_record(rel, "", Status.UNREADABLE, f"{root / rel}: cannot be read", 0.0)
+            else:
+                if pool is True and shared is None:
+                    shared = start_shared_pool(settings.jobs, [contents.get(r, b"") for r in sorted(todo)], memory_mb)
+                record = reduce_file(root, out_dir, rel, contents[rel], settings, shared or pool,
+                                     lambda progress, rel=rel: emit(FileProgress(rel, progress)))
+            if rel in todo:
+                manifest.put(record, options)
+            records.append(record)
+            emit(FileDone(record, index, len(files), len(buckets_of(records, lambda r: "")), rel not in todo))
+    finally:
+        # Interrupted or not: a report of what is finished, then the workers go.
+        final = report()
+        write_reports(final, out_dir)
+        if shared is not None:
+            shared.close()
+    return final

@@ -1,0 +1,182 @@
+"""Rendering a batch :class:`~reducer.records.Report` as ``report.json``, ``report.md`` and ``report.html``.
+
+The HTML page is self-contained (inline CSS, no scripts, no external assets; a Content-Security-Policy
+forbids loading anything) and every piece of program text, path and message in it is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from reducer.api import write_atomically
+from reducer.records import Bucket, FileRecord, Report
+
+REPORT_FILES = ("report.json", "report.md", "report.html")
+
+
+def write_reports(report: Report, out_dir: str | Path) -> None:
+    """Write the three reports into ``out_dir``, each atomically."""
+    out = Path(out_dir)
+    write_atomically(str(out / "report.json"), json.dumps(report.to_json(), indent=2) + "\n")
+    write_atomically(str(out / "report.md"), render_markdown(report))
+    write_atomically(str(out / "report.html"), render_html(report))
+
+
+def title(report: Report) -> str:
+    return f"jax-reduce {report.mode}: {report.root}"
+
+
+def summary_line(report: Report) -> str:
+    """'12 files: 9 reduced, 1 flaky, 2 not-failing; 4 buckets; 301.2s'."""
+    counts = {}
+    for record in report.files:
+        counts[record.status.value] = counts.get(record.status.value, 0) + 1
+    parts = ", ".join(f"{n} {status}" for status, n in counts.items())
+    resumed = f" ({len(report.resumed)} from an earlier run)" if report.resumed else ""
+    return (f"{len(report.files)} files{resumed}: {parts or 'none'}; {len(report.buckets)} buckets; "
+            f"{report.seconds:.1f}s")
+
+
+def sizes(before: int, after: int) -> str:
+    return f"{before} -> {after}" if before != after else str(before)
+
+
+def file_sizes(record: FileRecord) -> tuple[str, str]:
+    """(tokens, lines) of a file for the tables: a dash for a file that was not measured."""
+    if not record.status.bucketed:
+        return "-", "-"
+    return sizes(record.tokens_before, record.tokens_after), sizes(record.lines_before, record.lines_after)
+
+
+def representative_kind(report: Report) -> str:
+    return "the smallest reduced program" if report.mode == "reduce" else "the smallest original"
+
+
+def file_note(record: FileRecord) -> str:
+    return record.signature if record.status.bucketed else record.reason
+
+
+# --- Markdown -----------------------------------------------------------------------------------------
+
+
+def md_cell(text: str) -> str:
+    """Table-cell text: one line, pipes escaped, code spans kept from eating the table."""
+    one_line = " ".join(text.split())
+    return one_line.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
+
+
+def md_code(source: str) -> str:
+    """A fenced block longer than any backtick run in the source, so the source cannot end it."""
+    longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}python\n{source.rstrip()}\n{fence}"
+
+
+def render_markdown(report: Report) -> str:
+    lines = [f"# {md_cell(title(report))}", "", summary_line(report), ""]
+    if report.mode == "reduce" and report.out:
+        lines += [f"Reduced programs are in `{md_cell(report.out)}`, at the same relative paths.", ""]
+    lines += ["## Buckets", ""]
+    if report.buckets:
+        lines += ["| # | files | signature | representative | tokens | lines | seconds |",
+                  "|---|---|---|---|---|---|---|"]
+        for rank, bucket in enumerate(report.buckets, 1):
+            lines.append(
+                f"| {rank} | {bucket.count} | {md_cell(bucket.signature)} | {md_cell(bucket.representative)} | "
+                f"{sizes(bucket.tokens_before, bucket.tokens_after)} | {sizes(bucket.lines_before, bucket.lines_after)} "
+                f"| {bucket.seconds:.1f} |"
+            )
+        for rank, bucket in enumerate(report.buckets, 1):
+            lines += ["", f"### {rank}. {md_cell(bucket.signature)}", "",
+                      f"{bucket.count} file(s): " + ", ".join(f"`{md_cell(f)}`" for f in bucket.files), "",
+                      f"Representative ({representative_kind(report)}): `{md_cell(bucket.representative)}` "
+                      f"({sizes(bucket.tokens_before, bucket.tokens_after)} tokens)", "", md_code(bucket.source)]
+    else:
+        lines.append("No file failed reproducibly.")
+    lines += ["", "## Files", "", "| file | status | tokens | lines | tests | seconds | signature or reason |",
+              "|---|---|---|---|---|---|---|"]
+    for record in report.files:
+        tokens, file_lines = file_sizes(record)
+        lines.append(
+            f"| {md_cell(record.path)} | {record.status.value} | {tokens} | {file_lines} | {record.tests} | "
+            f"{record.seconds:.1f} | {md_cell(file_note(record))} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# --- HTML ---------------------------------------------------------------------------------------------
+
+_CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; color: #1d1d1f; }
+h1 { font-size: 1.5em; overflow-wrap: anywhere; }
+table { border-collapse: collapse; width: 100%; margin: 1em 0; }
+th, td { text-align: left; padding: .35em .6em; border-bottom: 1px solid #ddd; vertical-align: top; }
+th { background: #f3f3f5; }
+td.num { text-align: right; white-space: nowrap; }
+code, pre { font: 13px/1.4 ui-monospace, monospace; }
+pre { background: #f6f8fa; padding: .8em; overflow-x: auto; border-radius: 4px; }
+section.bucket { border: 1px solid #ddd; border-radius: 6px; padding: 0 1em; margin: 1em 0; }
+.status { font-weight: 600; }
+.status-reduced, .status-failing { color: #17702e; }
+.status-flaky, .status-timeout, .status-error { color: #a33; }
+.note { overflow-wrap: anywhere; }
+"""
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def html_bucket(rank: int, bucket: Bucket, kind: str) -> str:
+    files = "".join(f"<li><code>{esc(f)}</code></li>" for f in bucket.files)
+    return (
+        f'<section class="bucket" id="bucket-{rank}">'
+        f"<h3>{rank}. <code>{esc(bucket.signature)}</code></h3>"
+        f"<p>{bucket.count} file(s); representative ({esc(kind)}) <code>{esc(bucket.representative)}</code>: "
+        f"{esc(sizes(bucket.tokens_before, bucket.tokens_after))} tokens, "
+        f"{esc(sizes(bucket.lines_before, bucket.lines_after))} lines; {bucket.seconds:.1f}s in all</p>"
+        f"<details><summary>files</summary><ul>{files}</ul></details>"
+        f'<pre class="source"><code>{esc(bucket.source)}</code></pre></section>'
+    )
+
+
+def html_file_row(record: FileRecord) -> str:
+    status = record.status.value
+    tokens, lines = file_sizes(record)
+    return (
+        f"<tr><td><code>{esc(record.path)}</code></td>"
+        f'<td class="status status-{esc(status)}">{esc(status)}</td>'
+        f'<td class="num">{esc(tokens)}</td><td class="num">{esc(lines)}</td>'
+        f'<td class="num">{record.tests}</td><td class="num">{record.seconds:.1f}</td>'
+        f'<td class="note">{esc(file_note(record))}</td></tr>'
+    )
+
+
+def render_html(report: Report) -> str:
+    rows = "".join(
+        f'<tr><td class="num"><a href="#bucket-{rank}">{rank}</a></td><td class="num">{b.count}</td>'
+        f"<td><code>{esc(b.signature)}</code></td><td><code>{esc(b.representative)}</code></td>"
+        f'<td class="num">{esc(sizes(b.tokens_before, b.tokens_after))}</td></tr>'
+        for rank, b in enumerate(report.buckets, 1)
+    )
+    buckets = "".join(html_bucket(rank, b, representative_kind(report)) for rank, b in enumerate(report.buckets, 1))
+    files = "".join(html_file_row(record) for record in report.files)
+    out = f"<p>Reduced programs are in <code>{esc(report.out)}</code>.</p>" if report.mode == "reduce" else ""
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<meta name=\"viewport\" content=\"width=device-width\"><title>{esc(title(report))}</title>"
+        f"<style>{_CSS}</style></head><body>"
+        f"<h1>{esc(title(report))}</h1><p id=\"summary\">{esc(summary_line(report))}</p>{out}"
+        f"<p>Created {esc(report.created)}.</p>"
+        "<h2>Buckets</h2>"
+        + (f"<table id=\"buckets\"><thead><tr><th>#</th><th>files</th><th>signature</th><th>representative</th>"
+           f"<th>tokens</th></tr></thead><tbody>{rows}</tbody></table>{buckets}"
+           if report.buckets else "<p>No file failed reproducibly.</p>")
+        + "<h2>Files</h2><table id=\"files\"><thead><tr><th>file</th><th>status</th><th>tokens</th><th>lines</th>"
+        f"<th>tests</th><th>seconds</th><th>signature or reason</th></tr></thead><tbody>{files}</tbody></table>"
+        "</body></html>\n"
+    )

@@ -1,0 +1,135 @@
+"""Triage: run each repro (twice, to catch flaky ones) and bucket them by signature, without reducing.
+
+The fast first look at a pile of repros: runs go to the warm worker pool, ``jobs`` files at a time, so a
+directory of repros costs little more than one ``import jax`` per worker.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from reducer import api
+from reducer.batch import (
+    bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of,
+)
+from reducer.engine import count_lines, count_tokens
+from reducer.interesting import Criterion
+from reducer.oracle import Executor, FreshExecutor
+from reducer.pool import PoolExecutor
+from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
+from reducer.signature import Level, Signature
+
+__all__ = ["Bucket", "triage", "triage_dir"]
+
+
+def resolve(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> tuple[Path, list[str]]:
+    """(root, files relative to it): a directory's repros, or the given files under their common parent."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    resolved = [Path(p).resolve() for p in paths]
+    if len(resolved) == 1 and resolved[0].is_dir():
+        return resolved[0], find_repros(resolved[0])
+    if not resolved:
+        return Path.cwd(), []
+    root = Path(os.path.commonpath([p.parent for p in resolved]))
+    return root, [p.relative_to(root).as_posix() for p in resolved]
+
+
+def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signature: Signature,
+                timeout: float) -> FileRecord:
+    """Run one repro twice; a ``failing`` record with its signature, or the reason it is left out."""
+    started = time.perf_counter()
+    path = root / rel
+    data = read_bytes(path)
+    if data is None:
+        return bad_record(rel, "", Status.UNREADABLE, f"{path}: cannot be read", 0.0)
+    try:
+        _, source = api.read_program(path)
+        api.check_syntax(source, str(path))
+        original = api.check_original(source, executor(api.program_dir(str(path))), Criterion(signature),
+                                      timeout, str(path))
+    except api.InputError as err:
+        return bad_record(rel, file_hash(data), status_of(err), str(err), time.perf_counter() - started)
+    tokens, lines = count_tokens(source), count_lines(source)
+    return FileRecord(
+        path=rel, sha256=file_hash(data), status=Status.FAILING, signature=signature.describe(original),
+        key=signature.key(original), tokens_before=tokens, tokens_after=tokens, lines_before=lines,
+        lines_after=lines, tests=2, seconds=time.perf_counter() - started, outcome=original,
+    )
+
+
+def triage_dir(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    jobs: int | None = None,
+    timeout: float | None = None,
+    signature: Signature | Level | str = Level.TEMPLATE,
+    match: str | None = None,
+    pool: bool | PoolExecutor = True,
+    on_done: Callable[[FileRecord], None] | None = None,
+) -> Report:
+    """Triage a directory's repros (or a list of files); with ``out``, also write the reports there.
+
+    Each file runs twice (on the warm pool unless ``pool=False``), ``jobs`` files at a time; the
+    representative of a bucket is its smallest original. ``on_done`` is called as each file finishes.
+    """
+    from reducer.report import write_reports
+
+    started = time.perf_counter()
+    root, files = resolve(paths)
+    out_dir = Path(out).resolve() if out is not None else None
+    if out_dir is not None:
+        check_dirs(root, out_dir)
+        files = [rel for rel in files if not (root / rel).is_relative_to(out_dir)]
+    jobs = jobs or os.cpu_count() or 1
+    signature = api.as_signature(signature, match)
+    owned = pool is True
+    workers = PoolExecutor(jobs) if owned else pool
+    executor = (lambda sys_path: workers.program(sys_path)) if isinstance(workers, PoolExecutor) else FreshExecutor
+    done = on_done or (lambda record: None)
+    records: dict[str, FileRecord] = {}
+    try:
+        with cf.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="triage") as threads:
+            futures = {threads.submit(triage_file, root, rel, executor, signature, timeout or api.INITIAL_TIMEOUT): rel
+                       for rel in files}
+            for future in cf.as_completed(futures):
+                record = future.result()
+                records[record.path] = record
+                done(record)
+    finally:
+        if owned and isinstance(workers, PoolExecutor):
+            workers.close()
+    ordered = tuple(records[rel] for rel in files)
+    report = Report(
+        mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
+        seconds=time.perf_counter() - started,
+        options=(("signature", signature.level.value), ("match", signature.match), ("timeout", timeout)),
+        files=ordered, buckets=buckets_of(ordered, lambda r: read_or_empty(root / r.path)),
+    )
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_reports(report, out_dir)
+    return report
+
+
+def triage(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    jobs: int | None = None,
+    timeout: float | None = None,
+    signature: Signature | Level | str = Level.TEMPLATE,
+    match: str | None = None,
+    pool: bool | PoolExecutor = True,
+) -> list[Bucket]:
+    """Buckets of the failing repros among ``paths`` (a directory, or files), biggest first.
+
+    Files that do not fail, fail differently on two runs, or cannot be read are left out; see
+    :func:`triage_dir` for a full :class:`~reducer.records.Report` with their reasons.
+    """
+    report = triage_dir(paths, jobs=jobs, timeout=timeout, signature=signature, match=match, pool=pool)
+    return list(report.buckets)

@@ -1,0 +1,3 @@
+# Mojibake from a bad export: not UTF-8
+x = "ÿþý"
+raise ValueError(x)

@@ -1,0 +1,83 @@
+"""Rendering reports: the same JSON back, Markdown that tables and fences cannot break, escaped HTML."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
+from reducer.report import render_html, render_markdown, write_reports
+from reducer.signature import Kind, Outcome
+
+HOSTILE_SOURCE = 'x = "</code></pre><script>alert(1)</script>"\nprint(f"``` | {x}")\n````\n'
+
+
+def hostile_report() -> Report:
+    outcome = Outcome(Kind.EXCEPTION, exc_type="ValueError", message="<img src=x onerror=alert(2)> | bad")
+    records = [
+        FileRecord(path="a/<b>.py", sha256="1", status=Status.REDUCED, signature="ValueError: <img src=x> | bad",
+                   key=("exception", "ValueError"), output="a/<b>.py", tokens_before=90, tokens_after=12,
+                   lines_before=20, lines_after=3, tests=40, seconds=2.5, outcome=outcome),
+        FileRecord(path="c.py", sha256="2", status=Status.REDUCED, signature="ValueError: <img src=x> | bad",
+                   key=("exception", "ValueError"), output="c.py", tokens_before=50, tokens_after=30,
+                   lines_before=9, lines_after=5, tests=10, seconds=1.0, outcome=outcome),
+        FileRecord(path="flaky.py", sha256="3", status=Status.FLAKY, reason="flaky: <script>alert(3)</script>"),
+    ]
+    sources = {"a/<b>.py": HOSTILE_SOURCE, "c.py": "raise ValueError()\n"}
+    return Report(mode="reduce", root="/in", out="/out", created="2026-01-01T00:00:00+00:00", seconds=3.5,
+                  options=(("signature", "template"),), files=tuple(records),
+                  buckets=buckets_of(records, lambda r: sources[r.path]))
+
+
+def test_buckets_pick_the_smallest_reduced_program():
+    (bucket,) = hostile_report().buckets
+    assert bucket.representative == "a/<b>.py" and bucket.count == 2 and bucket.seconds == 3.5
+    assert bucket.source == HOSTILE_SOURCE
+
+
+def test_json_round_trip():
+    report = hostile_report()
+    data = json.loads(json.dumps(report.to_json()))
+    assert Report.from_json(data) == report
+    assert Bucket.from_json(data["buckets"][0]) == report.buckets[0]
+    assert data["summary"] == {"reduced": 2, "flaky": 1}
+
+
+def test_markdown_keeps_tables_and_fences_intact():
+    markdown = render_markdown(hostile_report())
+    rows = [line for line in markdown.splitlines() if line.startswith("| ")]
+    for row in rows:  # every row has the header's number of cells: pipes in content are escaped
+        assert len(re.findall(r"(?<!\\)\|", row)) == 8
+    assert "`````python\n" + HOSTILE_SOURCE.rstrip() + "\n`````" in markdown  # a fence longer than any in the source
+
+
+class Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.names: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.names.add(tag)
+        self.links += [value for name, value in attrs if name in ("src", "href")]
+
+
+def test_html_escapes_everything(tmp_path, dump_dom):
+    report = hostile_report()
+    page = render_html(report)
+    assert "<script" not in page and "<img" not in page
+    tags = Tags()
+    tags.feed(page)
+    assert tags.names <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "code", "pre",
+                          "table", "thead", "tbody", "tr", "th", "td", "a", "section", "details", "summary", "ul",
+                          "li"}
+    # No external assets: the only links are in-page anchors.
+    assert tags.links and all(link.startswith("#bucket-") for link in tags.links)
+    assert "default-src 'none'" in page
+    write_reports(report, tmp_path)
+    dom = dump_dom(tmp_path / "report.html")
+    assert "<script" not in dom and "<img" not in dom  # nothing became an element
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # the source is shown as text
+    assert dom.count('<section class="bucket"') == 1
+    assert dom.count('<tr><td><code>') == 3

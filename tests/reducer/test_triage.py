@@ -1,0 +1,64 @@
+"""Triage: each repro runs twice on the warm pool and lands in its signature's bucket, without reduction."""
+
+from __future__ import annotations
+
+import pytest
+
+from reducer.engine import count_tokens
+from reducer.records import Status
+from reducer.triage import resolve, triage, triage_dir
+
+
+@pytest.fixture(scope="module")
+def triaged(make_repro_dir, pool, tmp_path_factory):
+    root = make_repro_dir()
+    out = tmp_path_factory.mktemp("triage-out")
+    seen = []
+    report = triage_dir(root, out, jobs=2, pool=pool, on_done=seen.append)
+    return root, out, report, seen
+
+
+def test_buckets_and_reasons(triaged):
+    root, _, report, seen = triaged
+    assert sorted(r.path for r in seen) == [r.path for r in report.files] and len(report.files) == 12
+    assert [sorted(b.files) for b in report.buckets] == [
+        ["eval/regression_probe.py", "models/attention_out.py", "models/mlp_head.py"],
+        ["models/gated_relu.py", "train/early_stop.py"],
+        ["data/patchify.py"], ["train/static_config.py"], ["data/augment_vmap.py"],
+    ]
+    status = {r.path: r.status for r in report.files}
+    assert status["train/flaky_counter.py"] is Status.FLAKY  # the second run disagreed with the first
+    assert status["eval/metrics_ok.py"] is Status.NOT_FAILING
+    assert status["data/latin1_export.py"] is Status.UNREADABLE
+    assert status["train/broken_syntax.py"] is Status.INVALID
+    assert sum(s is Status.FAILING for s in status.values()) == 8
+    for bucket in report.buckets:  # no reduction: the representative is the smallest original
+        sizes = {f: count_tokens((root / f).read_text()) for f in bucket.files}
+        assert bucket.representative == min(bucket.files, key=lambda f: (sizes[f], f))
+        assert bucket.source == (root / bucket.representative).read_text()
+        assert bucket.tokens_before == bucket.tokens_after == sizes[bucket.representative]
+
+
+def test_reports_are_written_and_no_program_is(triaged):
+    _, out, report, _ = triaged
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.json", "report.md"]
+    assert "triage" in (out / "report.md").read_text().splitlines()[0]
+    assert report.mode == "triage" and report.out == str(out)
+
+
+def test_triage_a_list_of_files(make_repro_dir, pool):
+    root = make_repro_dir()
+    files = [root / "models" / "mlp_head.py", root / "eval" / "regression_probe.py", root / "data" / "patchify.py"]
+    buckets = triage(files, jobs=2, pool=pool)
+    assert [sorted(b.files) for b in buckets] == [["eval/regression_probe.py", "models/mlp_head.py"],
+                                                  ["data/patchify.py"]]
+    assert resolve(root)[1][0] == "data/augment_vmap.py"
+
+
+def test_a_repro_that_hangs_times_out_and_the_rest_goes_on(tmp_path, pool):
+    (tmp_path / "hangs.py").write_text("import jax.numpy as jnp\nx = jnp.ones(3)\nwhile True:\n    x = x + 1\n")
+    (tmp_path / "fails.py").write_text("import jax.numpy as jnp\njnp.ones(3) + jnp.ones(4)\n")
+    report = triage_dir(tmp_path, jobs=2, pool=pool, timeout=3)
+    status = {r.path: r for r in report.files}
+    assert status["hangs.py"].status is Status.TIMEOUT and "did not finish within 3s" in status["hangs.py"].reason
+    assert status["fails.py"].status is Status.FAILING and [b.files for b in report.buckets] == [("fails.py",)]
