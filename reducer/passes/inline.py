@@ -14,17 +14,18 @@ can delete what the bug does not need. Edits:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import GlobalScope, MetadataWrapper, ParentNodeProvider, ScopeProvider
-
-import dataclasses
+from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope, MetadataWrapper,
+                             ParentNodeProvider, ScopeProvider)
 
 from reducer.passes.base import Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
-from reducer.passes.names import fit, parenthesize
+from reducer.passes.hoist import parallel_assign, unpacked_names
+from reducer.passes.names import fit, import_aliases, parenthesize, qualified_name
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
@@ -163,12 +164,97 @@ def bind_arguments(params: cst.Parameters, call: cst.Call) -> dict[str, cst.Base
     return bound
 
 
+class _DropAnnotations(cst.CSTTransformer):
+    """Lambda parameters cannot carry annotations."""
+
+    def leave_Param(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(annotation=None)
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    found += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return found
+
+
+def is_constant(expr: cst.BaseExpression, modules: set[str]) -> bool:
+    """A value that means the same wherever it is written: literals, tuples of them, `jnp.float32`."""
+    if isinstance(expr, (*_LITERALS, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return is_constant(expr.expression, modules)
+    if isinstance(expr, cst.Tuple):
+        return all(isinstance(e, cst.Element) and is_constant(e.value, modules) for e in expr.elements)
+    if isinstance(expr, cst.Attribute):
+        root: cst.BaseExpression = expr
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return isinstance(root, cst.Name) and root.value in modules
+    return False
+
+
+_CONSTRUCTORS = {"__init__", "__new__", "__post_init__", "__getattr__", "__getattribute__", "__setattr__"}
+
+
+def config_fields(cls: cst.ClassDef, call: cst.Call, modules: dict[str, str]) -> dict[str, cst.BaseExpression] | None:
+    """What each field of ``cls`` holds in the instance ``call`` builds, for the fields whose value is a
+    constant; None unless ``cls`` is a dataclass, a NamedTuple or a plain class without a constructor."""
+    bases = [qualified_name(b.value, modules) for b in cls.bases]
+    decorators = [qualified_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator, modules)
+                  for d in cls.decorators]
+    is_tuple = bases in (["typing.NamedTuple"], ["NamedTuple"])
+    is_dataclass = not bases and any(d.rsplit(".", 1)[-1] == "dataclass" for d in decorators)
+    if not (is_tuple or is_dataclass or (not bases and not cls.decorators)) or cls.keywords:
+        return None
+    ordered: list[tuple[str, cst.BaseExpression | None]] = []  # fields a constructor takes, in order
+    values: dict[str, cst.BaseExpression] = {}
+    for statement in block_statements(cls.body):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            if statement.name.value in _CONSTRUCTORS:
+                return None
+            continue
+        for name, value, annotated in _class_bindings(statement):
+            if annotated:
+                ordered.append((name, value))
+            if value is not None:
+                values[name] = value
+    if not (is_tuple or is_dataclass):
+        ordered = []  # a plain class takes no arguments
+    if any(arg.star for arg in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > len(ordered):
+        return None
+    for (name, _), arg in zip(ordered, positional):
+        values[name] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in dict(ordered):
+                return None
+            values[arg.keyword.value] = arg.value
+    return {name: value for name, value in values.items() if is_constant(value, set(modules))}
+
+
+def _class_bindings(statement: cst.BaseStatement):
+    """(name, value or None, annotated) for `name: T = v`, `name: T` and `name = v` in a class body."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return
+    for small in statement.body:
+        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+            yield small.target.value, small.value, True
+        elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            yield small.targets[0].target.value, small.value, False
+
+
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ScopeProvider)
+    METADATA_DEPENDENCIES = (ParentNodeProvider, ScopeProvider, ExpressionContextProvider)
 
     def __init__(self, module: cst.Module):
         super().__init__()
         self.module = module
+        self.modules = import_aliases(module)
         self.edits: list[Edit] = []
         self.fresh = itertools.count(1)
 
@@ -271,22 +357,23 @@ class _Collector(cst.CSTVisitor):
                 continue
             new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
         new.extend(substitute(statement, renames) for statement in body)  # type: ignore[misc]
+        if result is None and getattr(small, "value", None) is not call:
+            return  # `make_step()(x)` needs the function that make_step returns
         if result is not None:
-            value = substitute(result, renames)
-            if isinstance(small, cst.Assign):
-                new.append(cst.SimpleStatementLine([small.with_changes(value=value)]))
-            elif isinstance(small, cst.Return):
-                new.append(cst.SimpleStatementLine([cst.Return(value)]))  # type: ignore[arg-type]
-            else:
-                new.append(cst.SimpleStatementLine([cst.Expr(value)]))  # type: ignore[arg-type]
+            value = self._fits(call, substitute(result, renames))  # type: ignore[arg-type]
+            new.append(cst.SimpleStatementLine([small.deep_replace(call, value)]))  # type: ignore[union-attr, list-item]
         if not new:
             new.append(cst.SimpleStatementLine([cst.Pass()]))
         self.edits.append(InlineEdit(line, cst.FlattenSentinel(new), source=self.current))
 
     def _statement_of(self, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
-        """The one-statement line whose whole value is ``call`` (`y = f(x)`, `f(x)`, `return f(x)`)."""
+        """The one-statement line whose value is ``call`` (`y = f(x)`, `f(x)`, `return f(x)`), or calls the
+        function it returns (`make_step(cfg)(x)`): either way ``call`` is evaluated first in that line."""
+        outer: cst.CSTNode = call
         small = self.get_metadata(ParentNodeProvider, call, None)
-        if not isinstance(small, (cst.Expr, cst.Assign, cst.Return)) or getattr(small, "value", None) is not call:
+        while isinstance(small, cst.Call) and small.func is outer:
+            outer, small = small, self.get_metadata(ParentNodeProvider, small, None)
+        if not isinstance(small, (cst.Expr, cst.Assign, cst.Return)) or getattr(small, "value", None) is not outer:
             return None, None
         line = self.get_metadata(ParentNodeProvider, small, None)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
@@ -295,25 +382,110 @@ class _Collector(cst.CSTVisitor):
 
     # -- constants, aliases and config dicts --------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
+        targets = unpacked_names(node)
+        if targets is not None:
+            self._inline_pairs(node, targets)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         name = node.targets[0].target.value
-        scope = self.get_metadata(ScopeProvider, node, None)
-        if scope is None or len(scope.assignments[name]) != 1:
-            return
-        (assignment,) = scope.assignments[name]
-        uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
-        if not uses or any(self._in_fstring(use) for use in uses):
+        uses = self._uses(node, name)
+        if uses is None:
             return
         value = node.value
         if isinstance(value, (*_LITERALS, cst.Name)) or _is_literal_tuple(value):
             self.edits.append(_replace_all(uses, value, name))
         elif isinstance(value, cst.Dict):
             self._inline_dict_lookups(uses, value, name)
+        elif isinstance(value, cst.Call):
+            self._inline_config_fields(uses, value, name)
         if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and self._same_function(node, uses[0]):
             # A variable used once: its value moves to the use (a function's steps collapse into one
             # expression, which then inlines at its call sites).
             self.edits.append(InlineEdit(uses[0], self._fits(uses[0], value), source=name))
+
+    def _uses(self, node: cst.CSTNode, name: str) -> list[cst.Name] | None:
+        """The loads of ``name``, bound only by ``node`` in its scope; None if bound more than once or unused."""
+        scope = self.get_metadata(ScopeProvider, node, None)
+        if scope is None or len(scope.assignments[name]) != 1:
+            return None
+        (assignment,) = scope.assignments[name]
+        uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
+        if not uses or any(self._in_fstring(use) for use in uses):
+            return None
+        return uses
+
+    def _inline_pairs(self, node: cst.Assign, targets: list[cst.Name]) -> None:
+        """`a, b = x, y`: substitute one pair like `b = y` and drop it from the assignment."""
+        value = node.value
+        if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(targets):
+            return
+        values = [e.value for e in value.elements if isinstance(e, cst.Element)]
+        target_names = {t.value for t in targets}
+        if len(values) != len(targets) or names_in(value) & target_names:
+            return  # a starred value, or a swap such as `a, b = b, a`
+        for index, (target, item) in enumerate(zip(targets, values)):
+            uses = self._uses(node, target.value)
+            if uses is None:
+                continue
+            replacement = item if isinstance(item, (*_LITERALS, cst.Name)) or _is_literal_tuple(item) else None
+            if replacement is None and len(uses) == 1 and self._same_function(node, uses[0]):
+                replacement = item
+            if replacement is None:
+                continue
+            rest = parallel_assign(node, [pair for i, pair in enumerate(zip(targets, values)) if i != index])
+            substituted = _replace_all(uses, replacement, target.value)
+            self.edits.append(dataclasses.replace(substituted, extra=(*substituted.extra, (node, rest))))
+
+    def _inline_config_fields(self, uses: list[cst.Name], call: cst.Call, name: str) -> None:
+        """`cfg = Config(hidden=4)`: `cfg.hidden` becomes 4, `cfg.depth` the class default (dataclasses,
+        NamedTuples and plain classes whose fields are constants and that define no constructor)."""
+        fields = self._config_fields(call)
+        if fields is None:
+            return
+        changes = []
+        for use in uses:
+            parent = self.get_metadata(ParentNodeProvider, use, None)
+            if not isinstance(parent, cst.Attribute) or parent.value is not use:
+                continue
+            if self.get_metadata(ExpressionContextProvider, parent, None) is not ExpressionContext.LOAD:
+                return  # `cfg.x = ...` or `del cfg.x`: not a constant
+            if parent.attr.value in fields:
+                changes.append((parent, self._fits(parent, fields[parent.attr.value])))
+        if changes:
+            (node, replacement), *extra = changes
+            self.edits.append(InlineEdit(node, replacement, tuple(extra), source=name))
+
+    def _config_fields(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """Field name -> constant value for an instance built by ``call``, or None if not a config class."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        scope = self.get_metadata(ScopeProvider, call, None)
+        assignments = list(scope[call.func.value]) if scope is not None else []
+        if len(assignments) != 1 or not isinstance(getattr(assignments[0], "node", None), cst.ClassDef):
+            return None
+        return config_fields(assignments[0].node, call, self.modules)
+
+    # -- functions used once as values --------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`) becomes `lambda x: e` there."""
+        statements = _body_statements(node)
+        expr = _single_return(statements[0]) if len(statements) == 1 else None
+        if expr is None or node.decorators or node.asynchronous is not None:
+            return
+        uses = self._uses(node, node.name.value)
+        if uses is None or len(uses) != 1:
+            return
+        use = uses[0]
+        parent = self.get_metadata(ParentNodeProvider, use, None)
+        if (isinstance(parent, cst.Call) and parent.func is use) or self._inside(use, node):
+            return  # calls are inlined as calls; a recursive function stays
+        use_scope = self.get_metadata(ScopeProvider, use, None)
+        if use_scope is not self.get_metadata(ScopeProvider, node, None) and not isinstance(use_scope, GlobalScope):
+            free = names_in(expr) - {p.name.value for p in _all_params(node.params)}
+            if any(name in use_scope.assignments for name in free):
+                return  # a free name would be captured by a local at the use
+        lam = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
+        self.edits.append(InlineEdit(use, self._fits(use, lam), source=node.name.value))
 
     def _same_function(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         return self.get_metadata(ScopeProvider, a, None) is self.get_metadata(ScopeProvider, b, None)

@@ -5,6 +5,7 @@ easier to read (and often names the transformation that matters). Edits:
 
 * a call of a function transformation (`jit`, `vmap`, `grad`, `checkpoint`, `custom_vjp`, ...) or of
   `partial(transformation, ...)` becomes its function argument, so `jax.jit(f)(x)` becomes `f(x)`;
+* a call of any other partial becomes the call it stands for: `partial(f, a, k=v)(b)` -> `f(a, b, k=v)`;
 * any decorator can go; dropping `@custom_vjp`/`@custom_jvp` also drops the `f.defvjp(...)` lines it needs;
 * `lax.cond(p, t, f, *ops)` becomes `t(*ops)` or `f(*ops)`; `lax.switch(i, [a, b], *ops)` one branch;
   `fori_loop(lo, hi, body, init)` becomes `body(lo, init)`; `while_loop(c, body, init)` becomes
@@ -42,6 +43,17 @@ def _call(func: cst.BaseExpression, args: Sequence[cst.BaseExpression | cst.Arg]
     return cst.Call(func=parenthesize(func), args=built)
 
 
+def _called_directly(partial: cst.Call, call: cst.Call) -> cst.Call:
+    """`partial(f, a, k=v)(b, k2=w)` -> `f(a, b, k=v, k2=w)`: the call the partial makes (its keywords can be
+    overridden by the call's)."""
+    func, *bound = [a for a in partial.args if a.keyword is None]
+    given = {a.keyword.value for a in call.args if a.keyword is not None}
+    keywords = [a for a in partial.args if a.keyword is not None and a.keyword.value not in given]
+    positional = [a for a in call.args if a.keyword is None]
+    later = [a for a in call.args if a.keyword is not None]
+    return _call(func.value, [*bound, *positional, *keywords, *later])
+
+
 def _first(expr: cst.BaseExpression) -> cst.Subscript:
     return cst.Subscript(value=parenthesize(expr), slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
 
@@ -67,6 +79,8 @@ class _Collector(cst.CSTVisitor):
             inner = _positional(node.func)
             if inner and _is_transform(self.name_of(inner[0].value)) and args:
                 self.edits.append(Edit(node, args[0].value))  # partial(jax.jit, ...)(f) -> f
+            elif inner and not any(a.star for a in [*node.func.args, *node.args]):
+                self.edits.append(Edit(node, _called_directly(node.func, node)))
         self._control_flow(node, last_part(name) if name.startswith("jax") else "", args)
 
     def _control_flow(self, node: cst.Call, op: str, args: list[cst.Arg]) -> None:

@@ -159,3 +159,88 @@ def test_tidy_removes_comments_and_numbered_names():
         return x_1
     """)
     assert out == "import jax\nx = 1\n\ndef f():\n    return x\n"
+
+
+def test_unwrap_partial_call_becomes_the_call_it_makes():
+    out = candidates(UnwrapPass(), """
+    import functools
+    y = functools.partial(f, 3, fc=cfg, q=1)(a, q=2)
+    """)
+    assert out == ["\nimport functools\ny = f(3, a, fc=cfg, q=2)\n"]
+
+
+def test_inline_factory_returned_function():
+    source = """
+    def make_step(cfg):
+        scale = cfg * 2
+        def step(x):
+            return x * scale
+        return step
+    y = make_step(3)(1.0)
+    """
+    out = candidates(InlinePass(), source)
+    inlined = next(o for o in out if "def make_step" not in o)
+    assert inlined == "\ncfg = 3\nscale = cfg * 2\ndef step(x):\n    return x * scale\ny = step(1.0)\n"
+
+
+def test_inline_config_class_fields():
+    source = """
+    import jax.numpy as jnp
+    from dataclasses import dataclass
+    from typing import NamedTuple
+    @dataclass
+    class Config:
+        hidden: int = 512
+        depth: int = 2
+        dtype: object = jnp.bfloat16
+    class Pair(NamedTuple):
+        a: int
+        b: float = 1.5
+    cfg = Config(depth=3)
+    p = Pair(7)
+    w = jnp.ones((cfg.hidden, cfg.depth), cfg.dtype) * p.a * p.b
+    """
+    out = all_at_once(InlinePass(), source)
+    assert "w = jnp.ones((512, 3), jnp.bfloat16) * 7 * 1.5" in out
+    assert "cfg" not in out and "p =" not in out
+    mutated = candidates(InlinePass(), """
+    class Config:
+        hidden = 4
+    cfg = Config()
+    cfg.hidden = 8
+    y = cfg.hidden
+    """)
+    assert all("y = 4" not in o for o in mutated)
+
+
+def test_inline_parallel_assignment_pairs():
+    out = candidates(InlinePass(), """
+    x, y = xs, (1, 2)
+    a, b = b, a
+    f(x, y)
+    """)
+    assert "\ny = (1, 2)\na, b = b, a\nf(xs, y)\n" in out
+    assert "\nx = xs\na, b = b, a\nf(x, (1, 2))\n" in out
+    assert all("f(x, y)" in o or "a, b = b, a" in o for o in out)  # the swap is left alone
+
+
+def test_inline_function_used_once_as_a_value_becomes_a_lambda():
+    out = candidates(InlinePass(), """
+    from jax import lax
+    def cond(c: int):
+        return c > 0
+    lax.while_loop(cond, body, 3)
+    """)
+    assert out == ["\nfrom jax import lax\nlax.while_loop(lambda c: c > 0, body, 3)\n"]
+
+
+def test_hoist_unpacking_and_comprehensions():
+    out = "\n".join(candidates(HoistPass(), """
+    a, b = x, (y, 1)
+    f0, g = jnp.zeros(2)
+    hp = {k: h(v) for k, v in d.items()}
+    s = sum(g(t) for t in leaves)
+    """))
+    for expected in ("\nb = (y, 1)\n", "\na = x\n", "\nf0 = jnp.zeros(2)\n", "\ng = jnp.zeros(2)\n", "hp = d\n",
+                     "s = sum(leaves)"):
+        assert expected in out, expected
