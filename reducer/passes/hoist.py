@@ -74,12 +74,12 @@ def _iterated(node: cst.BaseComp | cst.DictComp) -> list[cst.BaseExpression]:
     return [iterable]
 
 
-def unpacked_names(node: cst.Assign) -> list[cst.BaseExpression] | None:
-    """The target names of `a, b = ...` (one target, a tuple or list of plain names), else None."""
+def unpacked_targets(node: cst.Assign) -> list[cst.BaseExpression] | None:
+    """The targets of `a, (b, c) = ...` (one target, a tuple or list without a starred part), else None."""
     if len(node.targets) != 1 or not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
         return None
     elements = node.targets[0].target.elements
-    if len(elements) < 2 or not all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in elements):
+    if len(elements) < 2 or not all(isinstance(e, cst.Element) for e in elements):
         return None
     return [e.value for e in elements]
 
@@ -90,7 +90,7 @@ def _fewer_targets(node: cst.Assign) -> list[cst.Assign]:
     The first keeps the meaning for the pairs that stay (unless a value reads a target, as in a swap);
     the second is a guess the oracle checks, like any hoist: often only one of the unpacked values matters.
     """
-    targets = unpacked_names(node)
+    targets = unpacked_targets(node)
     if targets is None:
         return []
     value = node.value

@@ -4,8 +4,9 @@ Inlining is what lets a repro collapse from "helpers calling helpers" into strai
 call is replaced by the function's body, the cleanup pass drops the dead definition and the statement pass
 can delete what the bug does not need. Edits:
 
-* `y = f(a, b)` (or `f(a, b)` / `return f(a, b)` as a statement) becomes `p = a; q = b; <body>; y = <ret>`
-  when `f` has one exit, its last statement; locals of `f` that the caller also uses are renamed;
+* `y = g(f(a, b))` (any statement that evaluates the call unconditionally) becomes
+  `p = a; q = b; <body>; y = g(<ret>)` when `f` has one exit, its last statement; locals of `f` that the
+  caller also uses are renamed; `make_step(cfg)(x)` inlines the factory and calls the function it returns;
 * a call of a function or lambda whose body is one expression becomes that expression with the arguments
   substituted (parenthesised as needed);
 * `NAME = <literal>` or `alias = other_name` (bound once in its scope) is substituted at every use;
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 from collections.abc import Sequence
 
 import libcst as cst
@@ -24,7 +26,7 @@ from libcst.metadata import (ExpressionContext, ExpressionContextProvider, Globa
 
 from reducer.passes.base import Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
-from reducer.passes.hoist import parallel_assign, unpacked_names
+from reducer.passes.hoist import parallel_assign, unpacked_targets
 from reducer.passes.names import fit, import_aliases, parenthesize, qualified_name
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -162,6 +164,12 @@ def bind_arguments(params: cst.Parameters, call: cst.Call) -> dict[str, cst.Base
                 return None
             bound[name] = param.default
     return bound
+
+
+# Nodes between an expression and the statement that holds it.
+_EXPRESSION_PARTS = (cst.Arg, cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement, cst.Index,
+                     cst.Slice, cst.SubscriptElement, cst.AssignTarget, cst.ComparisonTarget)
+_OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.FormattedString)
 
 
 class _DropAnnotations(cst.CSTTransformer):
@@ -367,22 +375,26 @@ class _Collector(cst.CSTVisitor):
         self.edits.append(InlineEdit(line, cst.FlattenSentinel(new), source=self.current))
 
     def _statement_of(self, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
-        """The one-statement line whose value is ``call`` (`y = f(x)`, `f(x)`, `return f(x)`), or calls the
-        function it returns (`make_step(cfg)(x)`): either way ``call`` is evaluated first in that line."""
-        outer: cst.CSTNode = call
-        small = self.get_metadata(ParentNodeProvider, call, None)
-        while isinstance(small, cst.Call) and small.func is outer:
-            outer, small = small, self.get_metadata(ParentNodeProvider, small, None)
-        if not isinstance(small, (cst.Expr, cst.Assign, cst.Return)) or getattr(small, "value", None) is not outer:
+        """The one-statement line that evaluates ``call`` unconditionally: `y = f(x)`, `return g(f(x))`,
+        `make_step(cfg)(x)`. The function's body then runs just before that line (so ``call`` is evaluated
+        before the rest of the line, which is what a person inlining by hand does too)."""
+        child: cst.CSTNode = call
+        parent = self.get_metadata(ParentNodeProvider, call, None)
+        while isinstance(parent, cst.BaseExpression) or isinstance(parent, _EXPRESSION_PARTS):
+            if isinstance(parent, _OWN_SCOPES) or (isinstance(parent, cst.IfExp) and child is not parent.test) or (
+                    isinstance(parent, cst.BooleanOperation) and child is parent.right):
+                return None, None  # evaluated later, conditionally or in a scope of its own
+            child, parent = parent, self.get_metadata(ParentNodeProvider, parent, None)
+        if not isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, (cst.Global, cst.Nonlocal)):
             return None, None
-        line = self.get_metadata(ParentNodeProvider, small, None)
+        line = self.get_metadata(ParentNodeProvider, parent, None)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None, None
-        return line, small
+        return line, parent
 
     # -- constants, aliases and config dicts --------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
-        targets = unpacked_names(node)
+        targets = unpacked_targets(node)
         if targets is not None:
             self._inline_pairs(node, targets)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
@@ -395,9 +407,13 @@ class _Collector(cst.CSTVisitor):
         if isinstance(value, (*_LITERALS, cst.Name)) or _is_literal_tuple(value):
             self.edits.append(_replace_all(uses, value, name))
         elif isinstance(value, cst.Dict):
-            self._inline_dict_lookups(uses, value, name)
+            self._inline_dict_lookups(uses, _dict_entries(value), name)
         elif isinstance(value, cst.Call):
-            self._inline_config_fields(uses, value, name)
+            entries = self._call_dict_entries(value)
+            if entries is not None:
+                self._inline_dict_lookups(uses, entries, name)
+            else:
+                self._inline_config_fields(uses, value, name)
         if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and self._same_function(node, uses[0]):
             # A variable used once: its value moves to the use (a function's steps collapse into one
             # expression, which then inlines at its call sites).
@@ -414,16 +430,18 @@ class _Collector(cst.CSTVisitor):
             return None
         return uses
 
-    def _inline_pairs(self, node: cst.Assign, targets: list[cst.Name]) -> None:
+    def _inline_pairs(self, node: cst.Assign, targets: list[cst.BaseExpression]) -> None:
         """`a, b = x, y`: substitute one pair like `b = y` and drop it from the assignment."""
         value = node.value
         if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(targets):
             return
         values = [e.value for e in value.elements if isinstance(e, cst.Element)]
-        target_names = {t.value for t in targets}
+        target_names = set().union(*(names_in(t) for t in targets))
         if len(values) != len(targets) or names_in(value) & target_names:
             return  # a starred value, or a swap such as `a, b = b, a`
         for index, (target, item) in enumerate(zip(targets, values)):
+            if not isinstance(target, cst.Name):
+                continue
             uses = self._uses(node, target.value)
             if uses is None:
                 continue
@@ -490,11 +508,16 @@ class _Collector(cst.CSTVisitor):
     def _same_function(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         return self.get_metadata(ScopeProvider, a, None) is self.get_metadata(ScopeProvider, b, None)
 
-    def _inline_dict_lookups(self, uses: list[cst.Name], value: cst.Dict, name: str) -> None:
-        entries = {}
-        for element in value.elements:
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-                entries[element.key.evaluated_value] = element.value
+    def _call_dict_entries(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """The entries of `dict(lr=0.1, ...)` or of `json.loads("<a JSON object>")`, else None."""
+        name = qualified_name(call.func, self.modules)
+        if name == "dict" and call.args and all(a.keyword is not None and not a.star for a in call.args):
+            return {a.keyword.value: a.value for a in call.args}  # type: ignore[union-attr]
+        if name == "json.loads" and len(call.args) == 1 and isinstance(call.args[0].value, cst.SimpleString):
+            return _json_entries(call.args[0].value)
+        return None
+
+    def _inline_dict_lookups(self, uses: list[cst.Name], entries: dict[str, cst.BaseExpression], name: str) -> None:
         changes = []
         for use in uses:
             parent = self.get_metadata(ParentNodeProvider, use, None)
@@ -513,6 +536,25 @@ class _Collector(cst.CSTVisitor):
     def _is_store(self, subscript: cst.Subscript) -> bool:
         parent = self.get_metadata(ParentNodeProvider, subscript, None)
         return isinstance(parent, (cst.AssignTarget, cst.AugAssign)) or isinstance(parent, cst.Del)
+
+
+def _dict_entries(value: cst.Dict) -> dict[str, cst.BaseExpression]:
+    return {element.key.evaluated_value: element.value for element in value.elements
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)}
+
+
+def _json_entries(text: cst.SimpleString) -> dict[str, cst.BaseExpression] | None:
+    """A JSON object written in the program, as Python expressions (a config read from an inline string)."""
+    try:
+        parsed = json.loads(text.evaluated_value)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    try:
+        return {key: cst.parse_expression(repr(value)) for key, value in parsed.items()}
+    except cst.ParserSyntaxError:
+        return None  # e.g. NaN or infinity, which have no literal
 
 
 def _is_global(scope, name: str) -> bool:

@@ -244,3 +244,26 @@ def test_hoist_unpacking_and_comprehensions():
     for expected in ("\nb = (y, 1)\n", "\na = x\n", "\nf0 = jnp.zeros(2)\n", "\ng = jnp.zeros(2)\n", "hp = d\n",
                      "s = sum(leaves)"):
         assert expected in out, expected
+
+
+def test_inline_call_inside_an_expression_runs_the_body_first():
+    out = candidates(InlinePass(), """
+    def patchify(imgs, p):
+        b, h, w, c = imgs.shape
+        return imgs.reshape(b, h, p)
+    y = jnp.concatenate([patchify(x, 2)]) + 1
+    z = a or patchify(x, 3)
+    """)
+    assert out[0].endswith("\nimgs = x\np = 2\nb, h, w, c = imgs.shape\n"
+                           "y = jnp.concatenate([imgs.reshape(b, h, p)]) + 1\nz = a or patchify(x, 3)\n")
+    assert len(out) == 1  # the call after `or` may never run
+
+
+def test_inline_dict_call_and_inline_json_configs():
+    out = all_at_once(InlinePass(), '''
+    import json
+    CFG = json.loads("""{"patch": 4, "flag": true, "sizes": [1, 2]}""")
+    H = dict(lr=0.1)
+    y = CFG["patch"] * H["lr"] + CFG["flag"] + len(CFG["sizes"])
+    ''')
+    assert out == "\nimport json\ny = 4 * 0.1 + True + len([1, 2])\n"
