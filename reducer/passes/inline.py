@@ -9,6 +9,7 @@ can delete what the bug does not need. Edits:
   caller also uses are renamed; `make_step(cfg)(x)` inlines the factory and calls the function it returns;
 * a call of a function or lambda whose body is one expression becomes that expression with the arguments
   substituted (parenthesised as needed);
+* `h = x @ w` followed by `h = relu(h)` or `return relu(h)` becomes `h = relu(x @ w)`;
 * `NAME = <literal>` or `alias = other_name` (bound once in its scope) is substituted at every use;
 * `CFG["key"]` becomes the value of that key when `CFG` is a dict literal bound once and never mutated.
 """
@@ -24,7 +25,7 @@ import libcst as cst
 from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope, MetadataWrapper,
                              ParentNodeProvider, ScopeProvider)
 
-from reducer.passes.base import Edit, EditPass, apply_edits, block_statements
+from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
 from reducer.passes.hoist import parallel_assign, unpacked_targets
 from reducer.passes.names import fit, import_aliases, parenthesize, qualified_name
@@ -483,6 +484,31 @@ class _Collector(cst.CSTVisitor):
             return None
         return config_fields(assignments[0].node, call, self.modules)
 
+    # -- a variable folded into the statement that rebinds it ---------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self._fold_rebindings(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._fold_rebindings(node.body)
+
+    def _fold_rebindings(self, body: Sequence[cst.BaseStatement]) -> None:
+        """`h = x @ w` then `h = relu(h)` (or `return relu(h)`) becomes `h = relu(x @ w)`: the first value
+        is read once, by the next statement, and no later statement can see it."""
+        for first, second in zip(body, body[1:]):
+            name, value = _only_assignment(first)
+            small = _only_small(second)
+            if name is None or not isinstance(small, (cst.Assign, cst.Return)) or small.value is None:
+                continue
+            if isinstance(small, cst.Assign) and not any(name in names_in(t.target) for t in small.targets):
+                continue  # `h` is not rebound: a later statement may still read it
+            if isinstance(small, cst.Assign) and any(
+                    name in names_in(t.target) and not isinstance(t.target, (cst.Name, cst.Tuple, cst.List))
+                    for t in small.targets):
+                continue  # `h[i] = ...` or `h.x = ...` reads h
+            use = _single_load(small.value, name)
+            if use is not None:
+                self.edits.append(InlineEdit(first, REMOVE, ((use, self._fits(use, value)),)))
+
     # -- functions used once as values --------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`) becomes `lambda x: e` there."""
@@ -536,6 +562,49 @@ class _Collector(cst.CSTVisitor):
     def _is_store(self, subscript: cst.Subscript) -> bool:
         parent = self.get_metadata(ParentNodeProvider, subscript, None)
         return isinstance(parent, (cst.AssignTarget, cst.AugAssign)) or isinstance(parent, cst.Del)
+
+
+def _only_small(statement: cst.CSTNode) -> cst.BaseSmallStatement | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
+
+
+def _only_assignment(statement: cst.CSTNode) -> tuple[str | None, cst.BaseExpression | None]:
+    """`name` and `value` for a line that is just `name = value`."""
+    small = _only_small(statement)
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None, None
+
+
+def _single_load(expr: cst.BaseExpression, name: str) -> cst.Name | None:
+    """The one place ``expr`` reads ``name``, evaluated with it (not in a lambda or comprehension)."""
+    found: list[cst.Name] = []
+    nested = False
+
+    class _Loads(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal nested
+            if isinstance(node, _OWN_SCOPES) and name in names_in(node):
+                nested = True
+                return False
+            return super().on_visit(node)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False  # `x.h` is not a read of h
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False  # nor is the keyword in `f(h=1)`
+
+    expr.visit(_Loads())
+    return found[0] if len(found) == 1 and not nested else None
 
 
 def _dict_entries(value: cst.Dict) -> dict[str, cst.BaseExpression]:
@@ -631,7 +700,7 @@ class InlinePass(EditPass):
         together = [
             InlineEdit(group[0].node, group[0].replacement,
                        tuple(change for edit in group for change in edit.changes())[1:], source=source)
-            for source, group in by_source.items() if len(group) > 1
+            for source, group in by_source.items() if len(group) > 1 and source
         ]
         return [*together, *collector.edits]
 

@@ -1,7 +1,9 @@
 """Remove function parameters nothing reads, together with the matching argument at every call site.
 
-Only for functions whose every use is a direct call by name, so each call site can be found and edited:
-a function handed to `jax.jit` or `vmap` keeps its signature (unwrapping it first makes it eligible).
+Only for functions whose every use is a call that passes the arguments on as written: `f(a, b)`, or
+`jax.grad(f)(a, b)` through a transformation given nothing but the function (and `has_aux`). A function
+handed to `jax.jit(f, static_argnums=...)` or `vmap(f, in_axes=...)` keeps its signature, since those
+arguments count positions (unwrapping it first makes it eligible).
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.names import import_aliases, qualified_name
+from reducer.passes.unwrap import is_transform
+
+_POSITION_FREE = {"has_aux"}  # keywords of a transformation that do not refer to argument positions
 
 
 def _matching_argument(call: cst.Call, name: str, index: int | None) -> cst.Arg | None:
@@ -51,11 +57,12 @@ class UnusedParametersPass(EditPass):
         scopes = wrapper.resolve(ScopeProvider)
         parents = wrapper.resolve(ParentNodeProvider)
         uses = _name_uses(module)
+        aliases = import_aliases(module)
         edits: list[Edit] = []
         for node, scope in scopes.items():
             if not isinstance(node, cst.FunctionDef) or scope is None:
                 continue
-            calls = self._call_sites(node, scope, parents)
+            calls = self._call_sites(node, scope, parents, aliases)
             if calls is None or len(calls) != uses.get(node.name.value, 0):
                 continue  # some use of the name is not a call we found (e.g. one the scope analysis missed)
             body_scope = scopes.get(node.body)
@@ -74,15 +81,34 @@ class UnusedParametersPass(EditPass):
         return edits
 
     @staticmethod
-    def _call_sites(function: cst.FunctionDef, scope, parents) -> list[cst.Call] | None:
-        """Every call of ``function`` by name, or None if it is used any other way (or bound twice)."""
+    def _call_sites(function: cst.FunctionDef, scope, parents, aliases: dict[str, str]) -> list[cst.Call] | None:
+        """Every call of ``function`` by name (or through a transformation), or None if it is used any other
+        way (or bound twice)."""
         assignments = [a for a in scope.assignments[function.name.value]]
         if len(assignments) != 1 or assignments[0].node is not function:
             return None
         calls = []
         for reference in assignments[0].references:
             call = parents.get(reference.node)
-            if not isinstance(call, cst.Call) or call.func is not reference.node:
+            if isinstance(call, cst.Call) and call.func is reference.node:
+                calls.append(call)
+                continue
+            outer = _transformed_call(reference.node, parents, aliases)
+            if outer is None:
                 return None
-            calls.append(call)
+            calls.append(outer)
         return calls
+
+
+def _transformed_call(name: cst.CSTNode, parents, aliases: dict[str, str]) -> cst.Call | None:
+    """The call `T(f)(a, b)` that passes its arguments to ``name`` unchanged, T a transformation such as grad."""
+    arg = parents.get(name)
+    transform = parents.get(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(transform, cst.Call) or not is_transform(qualified_name(transform.func, aliases)):
+        return None
+    first, *rest = transform.args
+    if first is not arg or first.keyword is not None or any(
+            a.keyword is None or a.keyword.value not in _POSITION_FREE for a in rest):
+        return None
+    outer = parents.get(transform)
+    return outer if isinstance(outer, cst.Call) and outer.func is transform else None

@@ -29,7 +29,7 @@ TRANSFORMS = {
 _PARTIALS = {"functools.partial", "partial"}
 
 
-def _is_transform(name: str) -> bool:
+def is_transform(name: str) -> bool:
     return (name.startswith("jax") or "." not in name) and last_part(name) in TRANSFORMS
 
 
@@ -73,11 +73,11 @@ class _Collector(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         name = self.name_of(node.func)
         args = _positional(node)
-        if _is_transform(name) and args:
+        if is_transform(name) and args:
             self.edits.append(Edit(node, args[0].value))  # jax.jit(f, ...) -> f
         elif isinstance(node.func, cst.Call) and self.name_of(node.func.func) in _PARTIALS:
             inner = _positional(node.func)
-            if inner and _is_transform(self.name_of(inner[0].value)) and args:
+            if inner and is_transform(self.name_of(inner[0].value)) and args:
                 self.edits.append(Edit(node, args[0].value))  # partial(jax.jit, ...)(f) -> f
             elif inner and not any(a.star for a in [*node.func.args, *node.args]):
                 self.edits.append(Edit(node, _called_directly(node.func, node)))

@@ -267,3 +267,28 @@ def test_inline_dict_call_and_inline_json_configs():
     y = CFG["patch"] * H["lr"] + CFG["flag"] + len(CFG["sizes"])
     ''')
     assert out == "\nimport json\ny = 4 * 0.1 + True + len([1, 2])\n"
+
+
+def test_inline_folds_a_variable_into_the_statement_that_rebinds_it():
+    out = candidates(InlinePass(), """
+    def forward(p, b):
+        h = p["w"]
+        h = clip(h, b)
+        h = h + h
+        return h
+    """)
+    assert out == ['\ndef forward(p, b):\n    h = clip(p["w"], b)\n    h = h + h\n    return h\n',
+                   '\ndef forward(p, b):\n    h = p["w"]\n    h = clip(h, b)\n    return h + h\n']
+
+
+def test_unused_parameters_through_a_transformation():
+    out = all_at_once(UnusedParametersPass(), """
+    def loss(p, x, y):
+        return p
+    jax.value_and_grad(loss, has_aux=True)(1, 2, 3)
+    def g(u, v):
+        return u
+    jax.jit(g, static_argnums=1)(1, 2)
+    """)
+    assert "def loss(p):" in out and "jax.value_and_grad(loss, has_aux=True)(1)" in out
+    assert "def g(u, v):" in out  # static_argnums counts positions
