@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import Edit, EditPass, block_statements
-from reducer.passes.names import fit, import_aliases
+from reducer.passes.names import fit, import_aliases, names_in
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -207,8 +207,11 @@ class _Collector(cst.CSTVisitor):
             self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.orelse.body))))
 
     def visit_For(self, node: cst.For) -> None:
+        body = block_statements(node.body)
+        if not names_in(node.target) & set().union(*(names_in(s) for s in body)):
+            self.edits.append(Edit(node, cst.FlattenSentinel(body)))  # the loop variables are not read
         first = _assign(node.target, _first_item(node.iter))  # type: ignore[arg-type]
-        self.edits.append(Edit(node, cst.FlattenSentinel([first, *block_statements(node.body)])))
+        self.edits.append(Edit(node, cst.FlattenSentinel([first, *body])))
 
     def visit_While(self, node: cst.While) -> None:
         self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.body))))

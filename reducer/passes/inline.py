@@ -28,7 +28,7 @@ from libcst.metadata import (ExpressionContext, ExpressionContextProvider, Globa
 from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
 from reducer.passes.hoist import parallel_assign, unpacked_targets
-from reducer.passes.names import fit, import_aliases, parenthesize, qualified_name
+from reducer.passes.names import fit, import_aliases, names_in, parenthesize, qualified_name
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
@@ -82,21 +82,6 @@ class _Substitute(cst.CSTTransformer):
 
 def substitute(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
     return node.visit(_Substitute(mapping)) if mapping else node
-
-
-def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
-    """Every identifier used in ``node`` (outside ``skip``)."""
-    found: set[str] = set()
-
-    class _Names(cst.CSTVisitor):
-        def on_visit(self, inner: cst.CSTNode) -> bool:
-            return inner is not skip and super().on_visit(inner)
-
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Names())
-    return found
 
 
 def _body_statements(func: cst.FunctionDef) -> list[cst.BaseStatement]:
@@ -528,6 +513,8 @@ class _Collector(cst.CSTVisitor):
             free = names_in(expr) - {p.name.value for p in _all_params(node.params)}
             if any(name in use_scope.assignments for name in free):
                 return  # a free name would be captured by a local at the use
+        if isinstance(expr, cst.Tuple) and not expr.lpar:
+            expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `lambda: (a, b)`
         lam = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
         self.edits.append(InlineEdit(use, self._fits(use, lam), source=node.name.value))
 

@@ -6,6 +6,7 @@
 * Floats become 1.0 or 0.0, strings "" (not dict keys or subscripts, which must keep matching).
 * Elements of lists, tuples, sets and dicts go one by one (a shape tuple loses axes), and so do call
   arguments (keyword arguments first).
+* A name bound by unpacking (`b, h, w, c = x.shape`) becomes `1` at every read.
 * Dtypes simplify: bfloat16, float16 and float64 become float32; int64 becomes int32; complex128 complex64.
 """
 
@@ -18,6 +19,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.names import fit
 
 SIMPLER_DTYPES = {"bfloat16": "float32", "float16": "float32", "float64": "float32", "int64": "int32",
                   "complex128": "complex64"}
@@ -48,6 +50,8 @@ class _Collector(cst.CSTVisitor):
         self.grouped: list[Edit] = []
         self.edits: list[Edit] = []
         self.ints: dict[int, list[cst.Integer]] = defaultdict(list)
+        self.unpacked: set[str] = set()  # names bound by `b, h, w = x.shape` or `for i, x in ...`
+        self.loads: dict[str, list[tuple[cst.Name, cst.BaseExpression]]] = defaultdict(list)
 
     def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get_metadata(ParentNodeProvider, node, None)
@@ -110,12 +114,36 @@ class _Collector(cst.CSTVisitor):
         for arg in [*keywords, *positional]:
             self.edits.append(Edit(arg, REMOVE))
 
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._unpacked(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._unpacked(node.target)
+
+    def _unpacked(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            self.unpacked.update(e.value.value for e in target.elements if isinstance(e.value, cst.Name))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self._parent(node)
+        if (isinstance(parent, cst.Arg) and parent.keyword is node) or (
+                isinstance(parent, cst.Attribute) and parent.attr is node):
+            return  # `f(b=...)` and `x.b` do not read b
+        if self.get_metadata(ExpressionContextProvider, node, None) is ExpressionContext.LOAD:
+            self.loads[node.value].append((node, fit(parent, cst.Integer("1"))))
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         simpler = SIMPLER_DTYPES.get(node.attr.value)
         if simpler is not None and not self._is_store(node):
             self.edits.append(Edit(node.attr, cst.Name(simpler)))
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        for name in sorted(self.unpacked):
+            # An unpacked value (often a dimension of a shape) becomes the literal 1 at every read, so the
+            # unpacking can go; the oracle tells whether the program still fails the same way.
+            if self.loads[name]:
+                (first, one), *rest = self.loads[name]
+                self.edits.append(Edit(first, one, tuple(rest)))
         for value, nodes in sorted(self.ints.items(), key=lambda item: -item[0]):
             if value > 2 and len(nodes) > 1:
                 replacement = cst.Integer("2")

@@ -8,12 +8,13 @@ arguments count positions (unwrapping it first makes it eligible).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.names import names_in
 from reducer.passes.names import import_aliases, qualified_name
 from reducer.passes.unwrap import is_transform
 
@@ -48,7 +49,7 @@ def _name_uses(module: cst.Module) -> dict[str, int]:
 
 
 class UnusedParametersPass(EditPass):
-    """Delete unread parameters of directly called functions, and their arguments."""
+    """Delete unread parameters of directly called functions and lambdas, and their arguments."""
 
     name = "params"
 
@@ -60,6 +61,12 @@ class UnusedParametersPass(EditPass):
         aliases = import_aliases(module)
         edits: list[Edit] = []
         for node, scope in scopes.items():
+            if isinstance(node, cst.Lambda):
+                call = _lambda_call(node, parents, aliases)
+                if call is not None:
+                    read = names_in(node.body)
+                    edits.extend(_removals(node.params, [call], lambda name: name in read))
+                continue
             if not isinstance(node, cst.FunctionDef) or scope is None:
                 continue
             calls = self._call_sites(node, scope, parents, aliases)
@@ -68,16 +75,8 @@ class UnusedParametersPass(EditPass):
             body_scope = scopes.get(node.body)
             if body_scope is None:
                 continue
-            positional = [*node.params.posonly_params, *node.params.params]
-            for param in [*positional, *node.params.kwonly_params]:
-                name = param.name.value
-                if name in ("self", "cls") or any(a.references for a in body_scope.assignments[name]):
-                    continue
-                index = positional.index(param) if param in positional else None
-                args = [_matching_argument(call, name, index) for call in calls]
-                if any(arg is None for arg in args) and param.default is None:
-                    continue  # some call site passes it in a way we cannot edit
-                edits.append(Edit(param, REMOVE, tuple((arg, REMOVE) for arg in args if arg is not None)))
+            edits.extend(_removals(node.params, calls,
+                                   lambda name: any(a.references for a in body_scope.assignments[name])))
         return edits
 
     @staticmethod
@@ -98,6 +97,30 @@ class UnusedParametersPass(EditPass):
                 return None
             calls.append(outer)
         return calls
+
+
+def _removals(params: cst.Parameters, calls: list[cst.Call], is_read: Callable[[str], bool]) -> list[Edit]:
+    """One edit per unread parameter: the parameter and its argument at every call go together."""
+    edits = []
+    positional = [*params.posonly_params, *params.params]
+    for param in [*positional, *params.kwonly_params]:
+        name = param.name.value
+        if name in ("self", "cls") or is_read(name):
+            continue
+        index = positional.index(param) if param in positional else None
+        args = [_matching_argument(call, name, index) for call in calls]
+        if any(arg is None for arg in args) and param.default is None:
+            continue  # some call site passes it in a way we cannot edit
+        edits.append(Edit(param, REMOVE, tuple((arg, REMOVE) for arg in args if arg is not None)))
+    return edits
+
+
+def _lambda_call(node: cst.Lambda, parents, aliases: dict[str, str]) -> cst.Call | None:
+    """The one call of a lambda: `(lambda x: ...)(a)` or `jax.grad(lambda x: ...)(a)`."""
+    parent = parents.get(node)
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return parent
+    return _transformed_call(node, parents, aliases)
 
 
 def _transformed_call(name: cst.CSTNode, parents, aliases: dict[str, str]) -> cst.Call | None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.passes.base import Edit
-from reducer.passes.inline import names_in
+from reducer.passes.names import names_in
 
 
 class _Tidy(cst.CSTTransformer):

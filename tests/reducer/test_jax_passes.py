@@ -292,3 +292,25 @@ def test_unused_parameters_through_a_transformation():
     """)
     assert "def loss(p):" in out and "jax.value_and_grad(loss, has_aux=True)(1)" in out
     assert "def g(u, v):" in out  # static_argnums counts positions
+
+
+def test_unused_parameters_of_a_lambda_called_through_grad():
+    out = all_at_once(UnusedParametersPass(), """
+    jax.grad(lambda p, x, b: f(p, b))(1.0, xb, (0.0, 1.0))
+    jax.jit(lambda a, b: a, static_argnums=1)(1, 2)
+    """)
+    assert "jax.grad(lambda p, b: f(p, b))(1.0, (0.0, 1.0))" in out and "lambda a, b: a" in out
+
+
+def test_loop_without_its_variables_and_unpacked_names_as_literals():
+    hoisted = candidates(HoistPass(), """
+    for x, y in batches():
+        step(p)
+    """)
+    assert hoisted[0] == "\nstep(p)\n"
+    out = candidates(LiteralPass(), """
+    b, h = images.shape
+    r = reshape(images, (b, h.x))
+    """)
+    assert "\nb, h = images.shape\nr = reshape(images, (b, (1).x))\n" in out
+    assert "\nb, h = images.shape\nr = reshape(images, (1, h.x))\n" in out
