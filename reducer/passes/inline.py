@@ -10,7 +10,8 @@ can delete what the bug does not need. Edits:
 * a call of a function or lambda whose body is one expression becomes that expression with the arguments
   substituted (parenthesised as needed);
 * `h = x @ w` followed by `h = relu(h)` or `return relu(h)` becomes `h = relu(x @ w)`;
-* `NAME = <literal>` or `alias = other_name` (bound once in its scope) is substituted at every use;
+* `NAME = <literal>`, `alias = other_name` or `rng = np.random` (bound once in its scope) is substituted
+  at every use;
 * `CFG["key"]` becomes the value of that key when `CFG` is a dict literal bound once and never mutated.
 """
 
@@ -28,7 +29,7 @@ from libcst.metadata import (ExpressionContext, ExpressionContextProvider, Globa
 from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
 from reducer.passes.hoist import parallel_assign, unpacked_targets
-from reducer.passes.names import fit, import_aliases, names_in, parenthesize, qualified_name
+from reducer.passes.names import fit, import_aliases, names_in, qualified_name
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
@@ -390,8 +391,8 @@ class _Collector(cst.CSTVisitor):
         if uses is None:
             return
         value = node.value
-        if isinstance(value, (*_LITERALS, cst.Name)) or _is_literal_tuple(value):
-            self.edits.append(_replace_all(uses, value, name))
+        if isinstance(value, cst.Name) or is_constant(value, set(self.modules)):
+            self.edits.append(self._replace_all(uses, value, name))  # constants, aliases, `rng = np.random`
         elif isinstance(value, cst.Dict):
             self._inline_dict_lookups(uses, _dict_entries(value), name)
         elif isinstance(value, cst.Call):
@@ -404,6 +405,10 @@ class _Collector(cst.CSTVisitor):
             # A variable used once: its value moves to the use (a function's steps collapse into one
             # expression, which then inlines at its call sites).
             self.edits.append(InlineEdit(uses[0], self._fits(uses[0], value), source=name))
+
+    def _replace_all(self, uses: list[cst.Name], value: cst.BaseExpression, name: str) -> InlineEdit:
+        (first, replacement), *rest = [(use, self._fits(use, value)) for use in uses]
+        return InlineEdit(first, replacement, tuple(rest), source=name)
 
     def _uses(self, node: cst.CSTNode, name: str) -> list[cst.Name] | None:
         """The loads of ``name``, bound only by ``node`` in its scope; None if bound more than once or unused."""
@@ -431,13 +436,13 @@ class _Collector(cst.CSTVisitor):
             uses = self._uses(node, target.value)
             if uses is None:
                 continue
-            replacement = item if isinstance(item, (*_LITERALS, cst.Name)) or _is_literal_tuple(item) else None
+            replacement = item if isinstance(item, cst.Name) or is_constant(item, set(self.modules)) else None
             if replacement is None and len(uses) == 1 and self._same_function(node, uses[0]):
                 replacement = item
             if replacement is None:
                 continue
             rest = parallel_assign(node, [pair for i, pair in enumerate(zip(targets, values)) if i != index])
-            substituted = _replace_all(uses, replacement, target.value)
+            substituted = self._replace_all(uses, replacement, target.value)
             self.edits.append(dataclasses.replace(substituted, extra=(*substituted.extra, (node, rest))))
 
     def _inline_config_fields(self, uses: list[cst.Name], call: cst.Call, name: str) -> None:
@@ -615,17 +620,6 @@ def _json_entries(text: cst.SimpleString) -> dict[str, cst.BaseExpression] | Non
 
 def _is_global(scope, name: str) -> bool:
     return isinstance(scope, GlobalScope)
-
-
-def _is_literal_tuple(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Tuple) and all(isinstance(e.value, _LITERALS) for e in value.elements)
-
-
-def _replace_all(uses: list[cst.Name], value: cst.BaseExpression, name: str) -> Edit:
-    value = parenthesize(value) if not isinstance(value, cst.Tuple) else value.with_changes(
-        lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    first, *rest = uses
-    return InlineEdit(first, value, tuple((use, value) for use in rest), source=name)
 
 
 def _simple_assignments(statement: cst.CSTNode):

@@ -314,3 +314,13 @@ def test_loop_without_its_variables_and_unpacked_names_as_literals():
     """)
     assert "\nb, h = images.shape\nr = reshape(images, (b, (1).x))\n" in out
     assert "\nb, h = images.shape\nr = reshape(images, (1, h.x))\n" in out
+
+
+def test_inline_module_attribute_aliases_and_negative_constants():
+    out = all_at_once(InlinePass(), """
+    import numpy as np
+    rng = np.random
+    H = -3
+    y = rng.normal(size=H) * H
+    """)
+    assert out == "\nimport numpy as np\ny = np.random.normal(size=-3) * (-3)\n"
