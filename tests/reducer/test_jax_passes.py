@@ -324,3 +324,24 @@ def test_inline_module_attribute_aliases_and_negative_constants():
     y = rng.normal(size=H) * H
     """)
     assert out == "\nimport numpy as np\ny = np.random.normal(size=-3) * (-3)\n"
+
+
+def test_namedtuple_field_goes_with_its_arguments_and_unpacking_targets():
+    from reducer.passes import NamedTupleFieldsPass
+
+    out = candidates(NamedTupleFieldsPass(), """
+    from typing import NamedTuple
+    class State(NamedTuple):
+        x: int
+        v: int
+        dt: float
+    def step(s):
+        x, v, dt = s
+        return State(x + v, v, dt=dt)
+    final = step(State(1, 2, 0.1))
+    print(final.x)
+    """)
+    assert len(out) == 2  # `x` is read by name
+    assert "class State(NamedTuple):\n    x: int\n    dt: float" in out[0]
+    assert "x, dt = s\n    return State(x + v, dt=dt)" in out[0] and "step(State(1, 0.1))" in out[0]
+    assert "x, v = s\n    return State(x + v, v)" in out[1] and "step(State(1, 2))" in out[1]
