@@ -1,4 +1,5 @@
-"""Remove fields of NamedTuple classes that nothing reads by name, with what fills and unpacks them.
+"""Remove fields of NamedTuple classes that nothing reads by name, with what fills and unpacks them, or
+the class itself: `State(a, b)` -> `(a, b)` everywhere (a pytree of the same leaves).
 
 A state tuple such as `class State(NamedTuple): position; velocity; force; dt` travels through a scan
 loop: it is built with `State(a, b, c, d)` and taken apart with `x, v, f, dt = state`. One field goes at a
@@ -69,8 +70,15 @@ def _argument(call: cst.Call, name: str, index: int) -> cst.Arg | None:
     return positional[index] if index < len(positional) else None
 
 
+def _tuple_of(call: cst.Call) -> cst.Tuple:
+    elements = [cst.Element(a.value) for a in call.args]
+    if len(elements) == 1:
+        elements = [elements[0].with_changes(comma=cst.Comma())]
+    return cst.Tuple(elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
 class NamedTupleFieldsPass(EditPass):
-    """Delete a NamedTuple field with its constructor arguments and unpacking targets."""
+    """Delete a NamedTuple field with its constructor arguments and unpacking targets, or make it a tuple."""
 
     name = "fields"
 
@@ -79,10 +87,14 @@ class NamedTupleFieldsPass(EditPass):
         module.visit(collector)
         edits: list[Edit] = []
         for name, cls in collector.classes.items():
+            calls = collector.calls.get(name, [])
+            if calls and all(a.keyword is None and not a.star for call in calls for a in call.args):
+                # The class becomes a plain tuple: each construction a tuple of its arguments.
+                tuples = [(call, _tuple_of(call)) for call in calls]
+                edits.append(Edit(cls, REMOVE, tuple(tuples)))
             fields = _fields(cls)
             if not fields or len(fields) < 2:
                 continue
-            calls = collector.calls.get(name, [])
             unpackings = collector.unpackings.get(len(fields), [])
             for index, field in enumerate(fields):
                 field_name = _field_name(field)

@@ -46,11 +46,17 @@ def _first_elements(node: cst.CSTNode) -> list[cst.BaseExpression]:
     return []
 
 
-def _dict_entry(node: cst.Subscript) -> list[cst.BaseExpression]:
-    """`{"a": x}["a"]` -> [x]."""
-    if not isinstance(node.value, cst.Dict) or len(node.slice) != 1:
+def _entry(node: cst.Subscript) -> list[cst.BaseExpression]:
+    """`{"a": x}["a"]` -> [x]; `(x, y)[1]` -> [y]."""
+    if len(node.slice) != 1:
         return []
     index = node.slice[0].slice
+    if isinstance(node.value, (cst.Tuple, cst.List)) and isinstance(index, cst.Index) and isinstance(
+            index.value, cst.Integer) and all(isinstance(e, cst.Element) for e in node.value.elements):
+        position = int(index.value.value.replace("_", ""), 0)
+        return [node.value.elements[position].value] if position < len(node.value.elements) else []
+    if not isinstance(node.value, cst.Dict):
+        return []
     if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
         return []
     for element in node.value.elements:
@@ -183,7 +189,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._loads(node):
-            self._offer(node, [*_dict_entry(node), node.value])
+            self._offer(node, [*_entry(node), node.value])
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.get_metadata(ParentNodeProvider, node, None)

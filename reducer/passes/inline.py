@@ -401,7 +401,8 @@ class _Collector(cst.CSTVisitor):
                 self._inline_dict_lookups(uses, entries, name)
             else:
                 self._inline_config_fields(uses, value, name)
-        if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and self._same_function(node, uses[0]):
+        movable = self._same_function(node, uses[0]) or self._constant_container(value)
+        if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and movable:
             # A variable used once: its value moves to the use (a function's steps collapse into one
             # expression, which then inlines at its call sites).
             self.edits.append(InlineEdit(uses[0], self._fits(uses[0], value), source=name))
@@ -522,6 +523,15 @@ class _Collector(cst.CSTVisitor):
             expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `lambda: (a, b)`
         lam = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
         self.edits.append(InlineEdit(use, self._fits(use, lam), source=node.name.value))
+
+    def _constant_container(self, value: cst.BaseExpression) -> bool:
+        """`{}`, `[1, 2]`, `{"lr": 0.1}`: the same value when built where it is used instead."""
+        modules = set(self.modules)
+        if isinstance(value, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and is_constant(e.key, modules) and is_constant(e.value, modules)
+                       for e in value.elements)
+        return isinstance(value, (cst.List, cst.Set)) and all(
+            isinstance(e, cst.Element) and is_constant(e.value, modules) for e in value.elements)
 
     def _same_function(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         return self.get_metadata(ScopeProvider, a, None) is self.get_metadata(ScopeProvider, b, None)

@@ -345,3 +345,29 @@ def test_namedtuple_field_goes_with_its_arguments_and_unpacking_targets():
     assert "class State(NamedTuple):\n    x: int\n    dt: float" in out[0]
     assert "x, dt = s\n    return State(x + v, dt=dt)" in out[0] and "step(State(1, 0.1))" in out[0]
     assert "x, v = s\n    return State(x + v, v)" in out[1] and "step(State(1, 2))" in out[1]
+
+
+def test_namedtuple_becomes_a_tuple_and_constant_containers_move_to_their_use():
+    from reducer.passes import NamedTupleFieldsPass
+
+    out = candidates(NamedTupleFieldsPass(), """
+    class S(NamedTuple):
+        a: int
+        b: int
+    def step(s):
+        return S(s, s), SETTINGS
+    SETTINGS = {}
+    """)
+    assert out[0] == "\ndef step(s):\n    return (s, s), SETTINGS\nSETTINGS = {}\n"
+    moved = candidates(InlinePass(), """
+    def step(s):
+        return s, SETTINGS
+    SETTINGS = {"lr": 0.1}
+    """)
+    assert '\ndef step(s):\n    return s, {"lr": 0.1}\n' in moved
+
+
+def test_hoist_tuple_literal_subscript_and_tidy_brackets():
+    out = candidates(HoistPass(), "y = f((0, 1)[1])\n")
+    assert "y = f(1)\n" in out
+    assert all_at_once(TidyPass(), "f((g(1)), *(a or b), [(x + 1)], d[(k)])\n") == "f(g(1), *(a or b), [x + 1], d[k])\n"
