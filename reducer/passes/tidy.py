@@ -28,6 +28,8 @@ class _Tidy(cst.CSTTransformer):
             child = getattr(updated_node, field, None) if isinstance(updated_node, _BRACKETED) else None
             if isinstance(updated_node, cst.Arg) and updated_node.star:
                 break  # `*(a or b)` needs them
+            if field == "key" and isinstance(child, cst.Lambda):
+                continue  # `{(lambda: 1): 2}`: the key's colon would end the lambda
             if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
                     and not isinstance(child, (cst.Tuple, cst.GeneratorExp, cst.Yield, cst.NamedExpr))):
                 updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})

@@ -371,3 +371,4 @@ def test_hoist_tuple_literal_subscript_and_tidy_brackets():
     out = candidates(HoistPass(), "y = f((0, 1)[1])\n")
     assert "y = f(1)\n" in out
     assert all_at_once(TidyPass(), "f((g(1)), *(a or b), [(x + 1)], d[(k)])\n") == "f(g(1), *(a or b), [x + 1], d[k])\n"
+    assert all_at_once(TidyPass(), "d = {(lambda: 1): (lambda: 2)}\n") == "d = {(lambda: 1): lambda: 2}\n"
