@@ -354,6 +354,8 @@ class _Collector(cst.CSTVisitor):
         new.extend(substitute(statement, renames) for statement in body)  # type: ignore[misc]
         if result is None and getattr(small, "value", None) is not call:
             return  # `make_step()(x)` needs the function that make_step returns
+        if result is None and not isinstance(small, cst.Expr):
+            result = cst.Name("None")  # `y = f(x)` with no return in f: y is None
         if result is not None:
             value = self._fits(call, substitute(result, renames))  # type: ignore[arg-type]
             new.append(cst.SimpleStatementLine([small.deep_replace(call, value)]))  # type: ignore[union-attr, list-item]

@@ -372,3 +372,12 @@ def test_hoist_tuple_literal_subscript_and_tidy_brackets():
     assert "y = f(1)\n" in out
     assert all_at_once(TidyPass(), "f((g(1)), *(a or b), [(x + 1)], d[(k)])\n") == "f(g(1), *(a or b), [x + 1], d[k])\n"
     assert all_at_once(TidyPass(), "d = {(lambda: 1): (lambda: 2)}\n") == "d = {(lambda: 1): lambda: 2}\n"
+
+
+def test_inline_function_without_return_binds_none():
+    out = candidates(InlinePass(), """
+    def init():
+        pass
+    params = init()
+    """)
+    assert out == ["\npass\nparams = None\n"]
