@@ -16,7 +16,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
+from libcst.metadata import (ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider,
+                             ScopeProvider)
 
 from reducer.passes.base import REMOVE, Edit, EditPass
 from reducer.passes.names import fit
@@ -43,15 +44,15 @@ def smaller_ints(value: int) -> list[int]:
 
 
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider)
+    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider, ScopeProvider)
 
     def __init__(self) -> None:
         super().__init__()
         self.grouped: list[Edit] = []
         self.edits: list[Edit] = []
         self.ints: dict[int, list[cst.Integer]] = defaultdict(list)
-        self.unpacked: set[str] = set()  # names bound by `b, h, w = x.shape` or `for i, x in ...`
-        self.loads: dict[str, list[tuple[cst.Name, cst.BaseExpression]]] = defaultdict(list)
+        # Reads of names bound by `b, h, w = x.shape` or `for i, x in ...`, each with `1` fitted in its place.
+        self.unpacked: dict[tuple[str, int], list[tuple[cst.Name, cst.BaseExpression]]] = {}
 
     def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get_metadata(ParentNodeProvider, node, None)
@@ -121,16 +122,18 @@ class _Collector(cst.CSTVisitor):
         self._unpacked(node.target)
 
     def _unpacked(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            self.unpacked.update(e.value.value for e in target.elements if isinstance(e.value, cst.Name))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        parent = self._parent(node)
-        if (isinstance(parent, cst.Arg) and parent.keyword is node) or (
-                isinstance(parent, cst.Attribute) and parent.attr is node):
-            return  # `f(b=...)` and `x.b` do not read b
-        if self.get_metadata(ExpressionContextProvider, node, None) is ExpressionContext.LOAD:
-            self.loads[node.value].append((node, fit(parent, cst.Integer("1"))))
+        """Record the reads of each name that ``target`` unpacks into (of that binding's scope only)."""
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            return
+        for element in target.elements:
+            name = element.value
+            scope = self.get_metadata(ScopeProvider, name, None) if isinstance(name, cst.Name) else None
+            key = (name.value, id(scope))  # type: ignore[union-attr]
+            if scope is None or key in self.unpacked:
+                continue
+            reads = {id(access.node): access.node for assignment in scope.assignments[name.value]  # type: ignore[union-attr]
+                     for access in assignment.references if isinstance(access.node, cst.Name)}
+            self.unpacked[key] = [(read, fit(self._parent(read), cst.Integer("1"))) for read in reads.values()]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         simpler = SIMPLER_DTYPES.get(node.attr.value)
@@ -138,11 +141,11 @@ class _Collector(cst.CSTVisitor):
             self.edits.append(Edit(node.attr, cst.Name(simpler)))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for name in sorted(self.unpacked):
+        for reads in self.unpacked.values():  # in source order
             # An unpacked value (often a dimension of a shape) becomes the literal 1 at every read, so the
             # unpacking can go; the oracle tells whether the program still fails the same way.
-            if self.loads[name]:
-                (first, one), *rest = self.loads[name]
+            if reads:
+                (first, one), *rest = reads
                 self.edits.append(Edit(first, one, tuple(rest)))
         for value, nodes in sorted(self.ints.items(), key=lambda item: -item[0]):
             if value > 2 and len(nodes) > 1:

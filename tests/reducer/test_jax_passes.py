@@ -381,3 +381,14 @@ def test_inline_function_without_return_binds_none():
     params = init()
     """)
     assert out == ["\npass\nparams = None\n"]
+
+
+def test_unpacked_name_becomes_1_only_where_that_binding_is_read():
+    out = candidates(LiteralPass(), """
+    hp = {k: v for k, v in d.items()}
+    def body(carry):
+        t, k = carry
+        return hp["a"], k
+    """)
+    assert '\nhp = {k: v for k, v in d.items()}\ndef body(carry):\n    t, k = carry\n    return hp["a"], 1\n' in out
+    assert all("{1: v" not in o for o in out)
