@@ -128,9 +128,9 @@ class _Collector(cst.CSTVisitor):
         for element in target.elements:
             name = element.value
             scope = self.get_metadata(ScopeProvider, name, None) if isinstance(name, cst.Name) else None
-            key = (name.value, id(scope))  # type: ignore[union-attr]
-            if scope is None or key in self.unpacked:
+            if scope is None or (name.value, id(scope)) in self.unpacked:  # type: ignore[union-attr]
                 continue
+            key = (name.value, id(scope))  # type: ignore[union-attr]
             reads = {id(access.node): access.node for assignment in scope.assignments[name.value]  # type: ignore[union-attr]
                      for access in assignment.references if isinstance(access.node, cst.Name)}
             self.unpacked[key] = [(read, fit(self._parent(read), cst.Integer("1"))) for read in reads.values()]
