@@ -275,13 +275,14 @@ class _Collector(cst.CSTVisitor):
         return None
 
     def visit_Call(self, node: cst.Call) -> None:
-        function = self._callee(node.func)
+        # `(lambda x: e)(a)` has no definition to drop: its source name is empty.
+        function = node.func if isinstance(node.func, cst.Lambda) else self._callee(node.func)
         if function is None or self._inside(node, function) or self._in_fstring(node):
             return  # not a user function, or a recursive call
         bound = bind_arguments(function.params, node)
         if bound is None:
             return
-        self.current = node.func.value  # type: ignore[union-attr]
+        self.current = node.func.value if isinstance(node.func, cst.Name) else ""
         if isinstance(function, cst.Lambda):
             self._inline_expression(node, function.body, bound)
             return

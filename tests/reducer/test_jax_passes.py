@@ -392,3 +392,11 @@ def test_unpacked_name_becomes_1_only_where_that_binding_is_read():
     """)
     assert '\nhp = {k: v for k, v in d.items()}\ndef body(carry):\n    t, k = carry\n    return hp["a"], 1\n' in out
     assert all("{1: v" not in o for o in out)
+
+
+def test_inline_lambda_called_where_it_is_written():
+    out = candidates(InlinePass(), """
+    y = (lambda: forward())()
+    z = (lambda a, b: a + b)(1, 2) * 3
+    """)
+    assert "\ny = forward()\n" in out[0] and "\nz = (1 + 2) * 3\n" in out[1]
