@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from reducer.passes.base import REMOVE, Edit, EditPass, Pass
 from reducer.passes.cleanup import UnusedDefinitionsPass
+from reducer.passes.fields import NamedTupleFieldsPass
 from reducer.passes.hoist import HoistPass
 from reducer.passes.inline import InlinePass
 from reducer.passes.literals import LiteralPass
@@ -25,6 +26,7 @@ def default_passes() -> list[Pass]:
         InlinePass(),
         HoistPass(),
         UnusedParametersPass(),
+        NamedTupleFieldsPass(),
         LiteralPass(),
         TidyPass(),
     ]
@@ -36,6 +38,6 @@ def statement_passes() -> list[Pass]:
 
 
 __all__ = [
-    "REMOVE", "Edit", "EditPass", "HoistPass", "InlinePass", "LiteralPass", "Pass", "StatementPass", "TidyPass",
+    "REMOVE", "Edit", "EditPass", "HoistPass", "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass",
     "UnusedDefinitionsPass", "UnusedParametersPass", "UnwrapPass", "default_passes", "statement_passes",
 ]

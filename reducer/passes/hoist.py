@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import Edit, EditPass, block_statements
-from reducer.passes.names import fit, import_aliases
+from reducer.passes.names import fit, import_aliases, names_in
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -46,11 +46,17 @@ def _first_elements(node: cst.CSTNode) -> list[cst.BaseExpression]:
     return []
 
 
-def _dict_entry(node: cst.Subscript) -> list[cst.BaseExpression]:
-    """`{"a": x}["a"]` -> [x]."""
-    if not isinstance(node.value, cst.Dict) or len(node.slice) != 1:
+def _entry(node: cst.Subscript) -> list[cst.BaseExpression]:
+    """`{"a": x}["a"]` -> [x]; `(x, y)[1]` -> [y]."""
+    if len(node.slice) != 1:
         return []
     index = node.slice[0].slice
+    if isinstance(node.value, (cst.Tuple, cst.List)) and isinstance(index, cst.Index) and isinstance(
+            index.value, cst.Integer) and all(isinstance(e, cst.Element) for e in node.value.elements):
+        position = int(index.value.value.replace("_", ""), 0)
+        return [node.value.elements[position].value] if position < len(node.value.elements) else []
+    if not isinstance(node.value, cst.Dict):
+        return []
     if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
         return []
     for element in node.value.elements:
@@ -58,6 +64,62 @@ def _dict_entry(node: cst.Subscript) -> list[cst.BaseExpression]:
                 and element.key.evaluated_value == index.value.evaluated_value):
             return [element.value]
     return []
+
+
+def _iterated(node: cst.BaseComp | cst.DictComp) -> list[cst.BaseExpression]:
+    """What a one-loop comprehension iterates: `[f(x) for x in xs]` -> xs; `{k: f(v) for k, v in d.items()}` -> d."""
+    loop = node.for_in
+    if loop.inner_for_in is not None or loop.asynchronous is not None:
+        return []
+    iterable = loop.iter
+    if isinstance(node, cst.DictComp):
+        if not (isinstance(iterable, cst.Call) and not iterable.args and isinstance(iterable.func, cst.Attribute)
+                and iterable.func.attr.value == "items"):
+            return []
+        return [iterable.func.value]  # a dict comprehension over `d.items()` rebuilds a dict like d
+    return [iterable]
+
+
+def unpacked_targets(node: cst.Assign) -> list[cst.BaseExpression] | None:
+    """The targets of `a, (b, c) = ...` (one target, a tuple or list without a starred part), else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
+        return None
+    elements = node.targets[0].target.elements
+    if len(elements) < 2 or not all(isinstance(e, cst.Element) for e in elements):
+        return None
+    return [e.value for e in elements]
+
+
+def _fewer_targets(node: cst.Assign) -> list[cst.Assign]:
+    """`a, b = x, y` without one of its pairs; `a, b = e` binding one name to all of `e`.
+
+    The first keeps the meaning for the pairs that stay (unless a value reads a target, as in a swap);
+    the second is a guess the oracle checks, like any hoist: often only one of the unpacked values matters.
+    """
+    targets = unpacked_targets(node)
+    if targets is None:
+        return []
+    value = node.value
+    if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(targets):
+        values = [e.value for e in value.elements if isinstance(e, cst.Element)]
+        if len(values) != len(targets):
+            return []  # a starred value
+        smaller = []
+        for drop in range(len(targets)):
+            kept = [(t, v) for i, (t, v) in enumerate(zip(targets, values)) if i != drop]
+            smaller.append(parallel_assign(node, kept))
+        return smaller
+    return [node.with_changes(targets=[cst.AssignTarget(target)]) for target in targets]
+
+
+def parallel_assign(node: cst.Assign, pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> cst.Assign:
+    """`t1, t2 = v1, v2` for the given pairs, or `t = v` for one."""
+    if len(pairs) == 1:
+        (target, value), = pairs
+        return node.with_changes(targets=[cst.AssignTarget(target)], value=value)
+    targets = cst.Tuple([cst.Element(t) for t, _ in pairs], lpar=[], rpar=[])
+    values = cst.Tuple([cst.Element(v) for _, v in pairs], lpar=[], rpar=[])
+    return node.with_changes(targets=[cst.AssignTarget(targets)], value=values)
 
 
 class _Collector(cst.CSTVisitor):
@@ -111,14 +173,23 @@ class _Collector(cst.CSTVisitor):
             self._offer(node, _first_elements(node))
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._offer(node, [cst.List([cst.Element(node.elt)])])  # one item instead of a loop
+        self._offer(node, [cst.List([cst.Element(node.elt)]), *_iterated(node)])  # one item instead of a loop
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._offer(node, _iterated(node))
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._offer(node, _iterated(node))
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._offer(node, _iterated(node))
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._offer(node, [node.body, node.orelse])
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._loads(node):
-            self._offer(node, [*_dict_entry(node), node.value])
+            self._offer(node, [*_entry(node), node.value])
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.get_metadata(ParentNodeProvider, node, None)
@@ -130,6 +201,8 @@ class _Collector(cst.CSTVisitor):
     # -- statements ----------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
         self.edits.append(Edit(node, cst.Expr(node.value)))  # keep the computation, drop the names
+        for smaller in _fewer_targets(node):
+            self.edits.append(Edit(node, smaller))
 
     def visit_If(self, node: cst.If) -> None:
         parent = self.get_metadata(ParentNodeProvider, node, None)
@@ -140,8 +213,11 @@ class _Collector(cst.CSTVisitor):
             self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.orelse.body))))
 
     def visit_For(self, node: cst.For) -> None:
+        body = block_statements(node.body)
+        if not names_in(node.target) & set().union(*(names_in(s) for s in body)):
+            self.edits.append(Edit(node, cst.FlattenSentinel(body)))  # the loop variables are not read
         first = _assign(node.target, _first_item(node.iter))  # type: ignore[arg-type]
-        self.edits.append(Edit(node, cst.FlattenSentinel([first, *block_statements(node.body)])))
+        self.edits.append(Edit(node, cst.FlattenSentinel([first, *body])))
 
     def visit_While(self, node: cst.While) -> None:
         self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.body))))

@@ -4,27 +4,32 @@ Inlining is what lets a repro collapse from "helpers calling helpers" into strai
 call is replaced by the function's body, the cleanup pass drops the dead definition and the statement pass
 can delete what the bug does not need. Edits:
 
-* `y = f(a, b)` (or `f(a, b)` / `return f(a, b)` as a statement) becomes `p = a; q = b; <body>; y = <ret>`
-  when `f` has one exit, its last statement; locals of `f` that the caller also uses are renamed;
+* `y = g(f(a, b))` (any statement that evaluates the call unconditionally) becomes
+  `p = a; q = b; <body>; y = g(<ret>)` when `f` has one exit, its last statement; locals of `f` that the
+  caller also uses are renamed; `make_step(cfg)(x)` inlines the factory and calls the function it returns;
 * a call of a function or lambda whose body is one expression becomes that expression with the arguments
   substituted (parenthesised as needed);
-* `NAME = <literal>` or `alias = other_name` (bound once in its scope) is substituted at every use;
+* `h = x @ w` followed by `h = relu(h)` or `return relu(h)` becomes `h = relu(x @ w)`;
+* `NAME = <literal>`, `alias = other_name` or `rng = np.random` (bound once in its scope) is substituted
+  at every use;
 * `CFG["key"]` becomes the value of that key when `CFG` is a dict literal bound once and never mutated.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import GlobalScope, MetadataWrapper, ParentNodeProvider, ScopeProvider
+from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope, MetadataWrapper,
+                             ParentNodeProvider, ScopeProvider)
 
-import dataclasses
-
-from reducer.passes.base import Edit, EditPass, apply_edits, block_statements
+from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
-from reducer.passes.names import fit, parenthesize
+from reducer.passes.hoist import parallel_assign, unpacked_targets
+from reducer.passes.names import fit, import_aliases, names_in, qualified_name
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
@@ -78,21 +83,6 @@ class _Substitute(cst.CSTTransformer):
 
 def substitute(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
     return node.visit(_Substitute(mapping)) if mapping else node
-
-
-def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
-    """Every identifier used in ``node`` (outside ``skip``)."""
-    found: set[str] = set()
-
-    class _Names(cst.CSTVisitor):
-        def on_visit(self, inner: cst.CSTNode) -> bool:
-            return inner is not skip and super().on_visit(inner)
-
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Names())
-    return found
 
 
 def _body_statements(func: cst.FunctionDef) -> list[cst.BaseStatement]:
@@ -163,12 +153,103 @@ def bind_arguments(params: cst.Parameters, call: cst.Call) -> dict[str, cst.Base
     return bound
 
 
+# Nodes between an expression and the statement that holds it.
+_EXPRESSION_PARTS = (cst.Arg, cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement, cst.Index,
+                     cst.Slice, cst.SubscriptElement, cst.AssignTarget, cst.ComparisonTarget)
+_OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.FormattedString)
+
+
+class _DropAnnotations(cst.CSTTransformer):
+    """Lambda parameters cannot carry annotations."""
+
+    def leave_Param(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(annotation=None)
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    found += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return found
+
+
+def is_constant(expr: cst.BaseExpression, modules: set[str]) -> bool:
+    """A value that means the same wherever it is written: literals, tuples of them, `jnp.float32`."""
+    if isinstance(expr, (*_LITERALS, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return is_constant(expr.expression, modules)
+    if isinstance(expr, cst.Tuple):
+        return all(isinstance(e, cst.Element) and is_constant(e.value, modules) for e in expr.elements)
+    if isinstance(expr, cst.Attribute):
+        root: cst.BaseExpression = expr
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return isinstance(root, cst.Name) and root.value in modules
+    return False
+
+
+_CONSTRUCTORS = {"__init__", "__new__", "__post_init__", "__getattr__", "__getattribute__", "__setattr__"}
+
+
+def config_fields(cls: cst.ClassDef, call: cst.Call, modules: dict[str, str]) -> dict[str, cst.BaseExpression] | None:
+    """What each field of ``cls`` holds in the instance ``call`` builds, for the fields whose value is a
+    constant; None unless ``cls`` is a dataclass, a NamedTuple or a plain class without a constructor."""
+    bases = [qualified_name(b.value, modules) for b in cls.bases]
+    decorators = [qualified_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator, modules)
+                  for d in cls.decorators]
+    is_tuple = bases in (["typing.NamedTuple"], ["NamedTuple"])
+    is_dataclass = not bases and any(d.rsplit(".", 1)[-1] == "dataclass" for d in decorators)
+    if not (is_tuple or is_dataclass or (not bases and not cls.decorators)) or cls.keywords:
+        return None
+    ordered: list[tuple[str, cst.BaseExpression | None]] = []  # fields a constructor takes, in order
+    values: dict[str, cst.BaseExpression] = {}
+    for statement in block_statements(cls.body):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            if statement.name.value in _CONSTRUCTORS:
+                return None
+            continue
+        for name, value, annotated in _class_bindings(statement):
+            if annotated:
+                ordered.append((name, value))
+            if value is not None:
+                values[name] = value
+    if not (is_tuple or is_dataclass):
+        ordered = []  # a plain class takes no arguments
+    if any(arg.star for arg in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > len(ordered):
+        return None
+    for (name, _), arg in zip(ordered, positional):
+        values[name] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in dict(ordered):
+                return None
+            values[arg.keyword.value] = arg.value
+    return {name: value for name, value in values.items() if is_constant(value, set(modules))}
+
+
+def _class_bindings(statement: cst.BaseStatement):
+    """(name, value or None, annotated) for `name: T = v`, `name: T` and `name = v` in a class body."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return
+    for small in statement.body:
+        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+            yield small.target.value, small.value, True
+        elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            yield small.targets[0].target.value, small.value, False
+
+
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ScopeProvider)
+    METADATA_DEPENDENCIES = (ParentNodeProvider, ScopeProvider, ExpressionContextProvider)
 
     def __init__(self, module: cst.Module):
         super().__init__()
         self.module = module
+        self.modules = import_aliases(module)
         self.edits: list[Edit] = []
         self.fresh = itertools.count(1)
 
@@ -194,13 +275,14 @@ class _Collector(cst.CSTVisitor):
         return None
 
     def visit_Call(self, node: cst.Call) -> None:
-        function = self._callee(node.func)
+        # `(lambda x: e)(a)` has no definition to drop: its source name is empty.
+        function = node.func if isinstance(node.func, cst.Lambda) else self._callee(node.func)
         if function is None or self._inside(node, function) or self._in_fstring(node):
             return  # not a user function, or a recursive call
         bound = bind_arguments(function.params, node)
         if bound is None:
             return
-        self.current = node.func.value  # type: ignore[union-attr]
+        self.current = node.func.value if isinstance(node.func, cst.Name) else ""
         if isinstance(function, cst.Lambda):
             self._inline_expression(node, function.body, bound)
             return
@@ -271,58 +353,202 @@ class _Collector(cst.CSTVisitor):
                 continue
             new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
         new.extend(substitute(statement, renames) for statement in body)  # type: ignore[misc]
+        if result is None and getattr(small, "value", None) is not call:
+            return  # `make_step()(x)` needs the function that make_step returns
+        if result is None and not isinstance(small, cst.Expr):
+            result = cst.Name("None")  # `y = f(x)` with no return in f: y is None
         if result is not None:
-            value = substitute(result, renames)
-            if isinstance(small, cst.Assign):
-                new.append(cst.SimpleStatementLine([small.with_changes(value=value)]))
-            elif isinstance(small, cst.Return):
-                new.append(cst.SimpleStatementLine([cst.Return(value)]))  # type: ignore[arg-type]
-            else:
-                new.append(cst.SimpleStatementLine([cst.Expr(value)]))  # type: ignore[arg-type]
+            value = self._fits(call, substitute(result, renames))  # type: ignore[arg-type]
+            new.append(cst.SimpleStatementLine([small.deep_replace(call, value)]))  # type: ignore[union-attr, list-item]
         if not new:
             new.append(cst.SimpleStatementLine([cst.Pass()]))
         self.edits.append(InlineEdit(line, cst.FlattenSentinel(new), source=self.current))
 
     def _statement_of(self, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
-        """The one-statement line whose whole value is ``call`` (`y = f(x)`, `f(x)`, `return f(x)`)."""
-        small = self.get_metadata(ParentNodeProvider, call, None)
-        if not isinstance(small, (cst.Expr, cst.Assign, cst.Return)) or getattr(small, "value", None) is not call:
+        """The one-statement line that evaluates ``call`` unconditionally: `y = f(x)`, `return g(f(x))`,
+        `make_step(cfg)(x)`. The function's body then runs just before that line (so ``call`` is evaluated
+        before the rest of the line, which is what a person inlining by hand does too)."""
+        child: cst.CSTNode = call
+        parent = self.get_metadata(ParentNodeProvider, call, None)
+        while isinstance(parent, cst.BaseExpression) or isinstance(parent, _EXPRESSION_PARTS):
+            if isinstance(parent, _OWN_SCOPES) or (isinstance(parent, cst.IfExp) and child is not parent.test) or (
+                    isinstance(parent, cst.BooleanOperation) and child is parent.right):
+                return None, None  # evaluated later, conditionally or in a scope of its own
+            child, parent = parent, self.get_metadata(ParentNodeProvider, parent, None)
+        if not isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, (cst.Global, cst.Nonlocal)):
             return None, None
-        line = self.get_metadata(ParentNodeProvider, small, None)
+        line = self.get_metadata(ParentNodeProvider, parent, None)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None, None
-        return line, small
+        return line, parent
 
     # -- constants, aliases and config dicts --------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
+        targets = unpacked_targets(node)
+        if targets is not None:
+            self._inline_pairs(node, targets)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         name = node.targets[0].target.value
-        scope = self.get_metadata(ScopeProvider, node, None)
-        if scope is None or len(scope.assignments[name]) != 1:
-            return
-        (assignment,) = scope.assignments[name]
-        uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
-        if not uses or any(self._in_fstring(use) for use in uses):
+        uses = self._uses(node, name)
+        if uses is None:
             return
         value = node.value
-        if isinstance(value, (*_LITERALS, cst.Name)) or _is_literal_tuple(value):
-            self.edits.append(_replace_all(uses, value, name))
+        if isinstance(value, cst.Name) or is_constant(value, set(self.modules)):
+            self.edits.append(self._replace_all(uses, value, name))  # constants, aliases, `rng = np.random`
         elif isinstance(value, cst.Dict):
-            self._inline_dict_lookups(uses, value, name)
-        if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and self._same_function(node, uses[0]):
+            self._inline_dict_lookups(uses, _dict_entries(value), name)
+        elif isinstance(value, cst.Call):
+            entries = self._call_dict_entries(value)
+            if entries is not None:
+                self._inline_dict_lookups(uses, entries, name)
+            else:
+                self._inline_config_fields(uses, value, name)
+        movable = self._same_function(node, uses[0]) or self._constant_container(value)
+        if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and movable:
             # A variable used once: its value moves to the use (a function's steps collapse into one
             # expression, which then inlines at its call sites).
             self.edits.append(InlineEdit(uses[0], self._fits(uses[0], value), source=name))
 
+    def _replace_all(self, uses: list[cst.Name], value: cst.BaseExpression, name: str) -> InlineEdit:
+        (first, replacement), *rest = [(use, self._fits(use, value)) for use in uses]
+        return InlineEdit(first, replacement, tuple(rest), source=name)
+
+    def _uses(self, node: cst.CSTNode, name: str) -> list[cst.Name] | None:
+        """The loads of ``name``, bound only by ``node`` in its scope; None if bound more than once or unused."""
+        scope = self.get_metadata(ScopeProvider, node, None)
+        if scope is None or len(scope.assignments[name]) != 1:
+            return None
+        (assignment,) = scope.assignments[name]
+        uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
+        if not uses or any(self._in_fstring(use) for use in uses):
+            return None
+        return uses
+
+    def _inline_pairs(self, node: cst.Assign, targets: list[cst.BaseExpression]) -> None:
+        """`a, b = x, y`: substitute one pair like `b = y` and drop it from the assignment."""
+        value = node.value
+        if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(targets):
+            return
+        values = [e.value for e in value.elements if isinstance(e, cst.Element)]
+        target_names = set().union(*(names_in(t) for t in targets))
+        if len(values) != len(targets) or names_in(value) & target_names:
+            return  # a starred value, or a swap such as `a, b = b, a`
+        for index, (target, item) in enumerate(zip(targets, values)):
+            if not isinstance(target, cst.Name):
+                continue
+            uses = self._uses(node, target.value)
+            if uses is None:
+                continue
+            replacement = item if isinstance(item, cst.Name) or is_constant(item, set(self.modules)) else None
+            if replacement is None and len(uses) == 1 and self._same_function(node, uses[0]):
+                replacement = item
+            if replacement is None:
+                continue
+            rest = parallel_assign(node, [pair for i, pair in enumerate(zip(targets, values)) if i != index])
+            substituted = self._replace_all(uses, replacement, target.value)
+            self.edits.append(dataclasses.replace(substituted, extra=(*substituted.extra, (node, rest))))
+
+    def _inline_config_fields(self, uses: list[cst.Name], call: cst.Call, name: str) -> None:
+        """`cfg = Config(hidden=4)`: `cfg.hidden` becomes 4, `cfg.depth` the class default (dataclasses,
+        NamedTuples and plain classes whose fields are constants and that define no constructor)."""
+        fields = self._config_fields(call)
+        if fields is None:
+            return
+        changes = []
+        for use in uses:
+            parent = self.get_metadata(ParentNodeProvider, use, None)
+            if not isinstance(parent, cst.Attribute) or parent.value is not use:
+                continue
+            if self.get_metadata(ExpressionContextProvider, parent, None) is not ExpressionContext.LOAD:
+                return  # `cfg.x = ...` or `del cfg.x`: not a constant
+            if parent.attr.value in fields:
+                changes.append((parent, self._fits(parent, fields[parent.attr.value])))
+        if changes:
+            (node, replacement), *extra = changes
+            self.edits.append(InlineEdit(node, replacement, tuple(extra), source=name))
+
+    def _config_fields(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """Field name -> constant value for an instance built by ``call``, or None if not a config class."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        scope = self.get_metadata(ScopeProvider, call, None)
+        assignments = list(scope[call.func.value]) if scope is not None else []
+        if len(assignments) != 1 or not isinstance(getattr(assignments[0], "node", None), cst.ClassDef):
+            return None
+        return config_fields(assignments[0].node, call, self.modules)
+
+    # -- a variable folded into the statement that rebinds it ---------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self._fold_rebindings(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._fold_rebindings(node.body)
+
+    def _fold_rebindings(self, body: Sequence[cst.BaseStatement]) -> None:
+        """`h = x @ w` then `h = relu(h)` (or `return relu(h)`) becomes `h = relu(x @ w)`: the first value
+        is read once, by the next statement, and no later statement can see it."""
+        for first, second in zip(body, body[1:]):
+            name, value = _only_assignment(first)
+            small = _only_small(second)
+            if name is None or not isinstance(small, (cst.Assign, cst.Return)) or small.value is None:
+                continue
+            if isinstance(small, cst.Assign) and not any(name in names_in(t.target) for t in small.targets):
+                continue  # `h` is not rebound: a later statement may still read it
+            if isinstance(small, cst.Assign) and any(
+                    name in names_in(t.target) and not isinstance(t.target, (cst.Name, cst.Tuple, cst.List))
+                    for t in small.targets):
+                continue  # `h[i] = ...` or `h.x = ...` reads h
+            use = _single_load(small.value, name)
+            if use is not None:
+                self.edits.append(InlineEdit(first, REMOVE, ((use, self._fits(use, value)),)))
+
+    # -- functions used once as values --------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`) becomes `lambda x: e` there."""
+        statements = _body_statements(node)
+        expr = _single_return(statements[0]) if len(statements) == 1 else None
+        if expr is None or node.decorators or node.asynchronous is not None:
+            return
+        uses = self._uses(node, node.name.value)
+        if uses is None or len(uses) != 1:
+            return
+        use = uses[0]
+        parent = self.get_metadata(ParentNodeProvider, use, None)
+        if (isinstance(parent, cst.Call) and parent.func is use) or self._inside(use, node):
+            return  # calls are inlined as calls; a recursive function stays
+        use_scope = self.get_metadata(ScopeProvider, use, None)
+        if use_scope is not self.get_metadata(ScopeProvider, node, None) and not isinstance(use_scope, GlobalScope):
+            free = names_in(expr) - {p.name.value for p in _all_params(node.params)}
+            if any(name in use_scope.assignments for name in free):
+                return  # a free name would be captured by a local at the use
+        if isinstance(expr, cst.Tuple) and not expr.lpar:
+            expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `lambda: (a, b)`
+        lam = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
+        self.edits.append(InlineEdit(use, self._fits(use, lam), source=node.name.value))
+
+    def _constant_container(self, value: cst.BaseExpression) -> bool:
+        """`{}`, `[1, 2]`, `{"lr": 0.1}`: the same value when built where it is used instead."""
+        modules = set(self.modules)
+        if isinstance(value, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and is_constant(e.key, modules) and is_constant(e.value, modules)
+                       for e in value.elements)
+        return isinstance(value, (cst.List, cst.Set)) and all(
+            isinstance(e, cst.Element) and is_constant(e.value, modules) for e in value.elements)
+
     def _same_function(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         return self.get_metadata(ScopeProvider, a, None) is self.get_metadata(ScopeProvider, b, None)
 
-    def _inline_dict_lookups(self, uses: list[cst.Name], value: cst.Dict, name: str) -> None:
-        entries = {}
-        for element in value.elements:
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-                entries[element.key.evaluated_value] = element.value
+    def _call_dict_entries(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """The entries of `dict(lr=0.1, ...)` or of `json.loads("<a JSON object>")`, else None."""
+        name = qualified_name(call.func, self.modules)
+        if name == "dict" and call.args and all(a.keyword is not None and not a.star for a in call.args):
+            return {a.keyword.value: a.value for a in call.args}  # type: ignore[union-attr]
+        if name == "json.loads" and len(call.args) == 1 and isinstance(call.args[0].value, cst.SimpleString):
+            return _json_entries(call.args[0].value)
+        return None
+
+    def _inline_dict_lookups(self, uses: list[cst.Name], entries: dict[str, cst.BaseExpression], name: str) -> None:
         changes = []
         for use in uses:
             parent = self.get_metadata(ParentNodeProvider, use, None)
@@ -343,19 +569,70 @@ class _Collector(cst.CSTVisitor):
         return isinstance(parent, (cst.AssignTarget, cst.AugAssign)) or isinstance(parent, cst.Del)
 
 
+def _only_small(statement: cst.CSTNode) -> cst.BaseSmallStatement | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
+
+
+def _only_assignment(statement: cst.CSTNode) -> tuple[str | None, cst.BaseExpression | None]:
+    """`name` and `value` for a line that is just `name = value`."""
+    small = _only_small(statement)
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None, None
+
+
+def _single_load(expr: cst.BaseExpression, name: str) -> cst.Name | None:
+    """The one place ``expr`` reads ``name``, evaluated with it (not in a lambda or comprehension)."""
+    found: list[cst.Name] = []
+    nested = False
+
+    class _Loads(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal nested
+            if isinstance(node, _OWN_SCOPES) and name in names_in(node):
+                nested = True
+                return False
+            return super().on_visit(node)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False  # `x.h` is not a read of h
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False  # nor is the keyword in `f(h=1)`
+
+    expr.visit(_Loads())
+    return found[0] if len(found) == 1 and not nested else None
+
+
+def _dict_entries(value: cst.Dict) -> dict[str, cst.BaseExpression]:
+    return {element.key.evaluated_value: element.value for element in value.elements
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)}
+
+
+def _json_entries(text: cst.SimpleString) -> dict[str, cst.BaseExpression] | None:
+    """A JSON object written in the program, as Python expressions (a config read from an inline string)."""
+    try:
+        parsed = json.loads(text.evaluated_value)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    try:
+        return {key: cst.parse_expression(repr(value)) for key, value in parsed.items()}
+    except cst.ParserSyntaxError:
+        return None  # e.g. NaN or infinity, which have no literal
+
+
 def _is_global(scope, name: str) -> bool:
     return isinstance(scope, GlobalScope)
-
-
-def _is_literal_tuple(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Tuple) and all(isinstance(e.value, _LITERALS) for e in value.elements)
-
-
-def _replace_all(uses: list[cst.Name], value: cst.BaseExpression, name: str) -> Edit:
-    value = parenthesize(value) if not isinstance(value, cst.Tuple) else value.with_changes(
-        lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    first, *rest = uses
-    return InlineEdit(first, value, tuple((use, value) for use in rest), source=name)
 
 
 def _simple_assignments(statement: cst.CSTNode):
@@ -417,7 +694,7 @@ class InlinePass(EditPass):
         together = [
             InlineEdit(group[0].node, group[0].replacement,
                        tuple(change for edit in group for change in edit.changes())[1:], source=source)
-            for source, group in by_source.items() if len(group) > 1
+            for source, group in by_source.items() if len(group) > 1 and source
         ]
         return [*together, *collector.edits]
 

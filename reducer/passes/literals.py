@@ -6,6 +6,7 @@
 * Floats become 1.0 or 0.0, strings "" (not dict keys or subscripts, which must keep matching).
 * Elements of lists, tuples, sets and dicts go one by one (a shape tuple loses axes), and so do call
   arguments (keyword arguments first).
+* A name bound by unpacking (`b, h, w, c = x.shape`) becomes `1` at every read.
 * Dtypes simplify: bfloat16, float16 and float64 become float32; int64 becomes int32; complex128 complex64.
 """
 
@@ -15,9 +16,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
+from libcst.metadata import (ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider,
+                             ScopeProvider)
 
 from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.names import fit
 
 SIMPLER_DTYPES = {"bfloat16": "float32", "float16": "float32", "float64": "float32", "int64": "int32",
                   "complex128": "complex64"}
@@ -41,13 +44,15 @@ def smaller_ints(value: int) -> list[int]:
 
 
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider)
+    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider, ScopeProvider)
 
     def __init__(self) -> None:
         super().__init__()
         self.grouped: list[Edit] = []
         self.edits: list[Edit] = []
         self.ints: dict[int, list[cst.Integer]] = defaultdict(list)
+        # Reads of names bound by `b, h, w = x.shape` or `for i, x in ...`, each with `1` fitted in its place.
+        self.unpacked: dict[tuple[str, int], list[tuple[cst.Name, cst.BaseExpression]]] = {}
 
     def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get_metadata(ParentNodeProvider, node, None)
@@ -110,12 +115,38 @@ class _Collector(cst.CSTVisitor):
         for arg in [*keywords, *positional]:
             self.edits.append(Edit(arg, REMOVE))
 
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._unpacked(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._unpacked(node.target)
+
+    def _unpacked(self, target: cst.BaseExpression) -> None:
+        """Record the reads of each name that ``target`` unpacks into (of that binding's scope only)."""
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            return
+        for element in target.elements:
+            name = element.value
+            scope = self.get_metadata(ScopeProvider, name, None) if isinstance(name, cst.Name) else None
+            if scope is None or (name.value, id(scope)) in self.unpacked:  # type: ignore[union-attr]
+                continue
+            key = (name.value, id(scope))  # type: ignore[union-attr]
+            reads = {id(access.node): access.node for assignment in scope.assignments[name.value]  # type: ignore[union-attr]
+                     for access in assignment.references if isinstance(access.node, cst.Name)}
+            self.unpacked[key] = [(read, fit(self._parent(read), cst.Integer("1"))) for read in reads.values()]
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         simpler = SIMPLER_DTYPES.get(node.attr.value)
         if simpler is not None and not self._is_store(node):
             self.edits.append(Edit(node.attr, cst.Name(simpler)))
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        for reads in self.unpacked.values():  # in source order
+            # An unpacked value (often a dimension of a shape) becomes the literal 1 at every read, so the
+            # unpacking can go; the oracle tells whether the program still fails the same way.
+            if reads:
+                (first, one), *rest = reads
+                self.edits.append(Edit(first, one, tuple(rest)))
         for value, nodes in sorted(self.ints.items(), key=lambda item: -item[0]):
             if value > 2 and len(nodes) > 1:
                 replacement = cst.Integer("2")

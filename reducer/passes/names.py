@@ -80,3 +80,18 @@ def fit(parent: cst.CSTNode | None, expr: cst.BaseExpression) -> cst.BaseExpress
     if isinstance(parent, cst.Attribute) and isinstance(expr, (cst.Integer, cst.Float)) and not expr.lpar:
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `0.real` is not `(0).real`
     return parenthesize(expr)
+
+
+def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
+    """Every identifier used in ``node`` (outside ``skip``)."""
+    found: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def on_visit(self, inner: cst.CSTNode) -> bool:
+            return inner is not skip and super().on_visit(inner)
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Names())
+    return found

@@ -1,17 +1,24 @@
 """Remove function parameters nothing reads, together with the matching argument at every call site.
 
-Only for functions whose every use is a direct call by name, so each call site can be found and edited:
-a function handed to `jax.jit` or `vmap` keeps its signature (unwrapping it first makes it eligible).
+Only for functions whose every use is a call that passes the arguments on as written: `f(a, b)`, or
+`jax.grad(f)(a, b)` through a transformation given nothing but the function (and `has_aux`). A function
+handed to `jax.jit(f, static_argnums=...)` or `vmap(f, in_axes=...)` keeps its signature, since those
+arguments count positions (unwrapping it first makes it eligible).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.names import names_in
+from reducer.passes.names import import_aliases, qualified_name
+from reducer.passes.unwrap import is_transform
+
+_POSITION_FREE = {"has_aux"}  # keywords of a transformation that do not refer to argument positions
 
 
 def _matching_argument(call: cst.Call, name: str, index: int | None) -> cst.Arg | None:
@@ -42,7 +49,7 @@ def _name_uses(module: cst.Module) -> dict[str, int]:
 
 
 class UnusedParametersPass(EditPass):
-    """Delete unread parameters of directly called functions, and their arguments."""
+    """Delete unread parameters of directly called functions and lambdas, and their arguments."""
 
     name = "params"
 
@@ -51,38 +58,80 @@ class UnusedParametersPass(EditPass):
         scopes = wrapper.resolve(ScopeProvider)
         parents = wrapper.resolve(ParentNodeProvider)
         uses = _name_uses(module)
+        aliases = import_aliases(module)
         edits: list[Edit] = []
         for node, scope in scopes.items():
+            if isinstance(node, cst.Lambda):
+                call = _lambda_call(node, parents, aliases)
+                if call is not None:
+                    read = names_in(node.body)
+                    edits.extend(_removals(node.params, [call], lambda name: name in read))
+                continue
             if not isinstance(node, cst.FunctionDef) or scope is None:
                 continue
-            calls = self._call_sites(node, scope, parents)
+            calls = self._call_sites(node, scope, parents, aliases)
             if calls is None or len(calls) != uses.get(node.name.value, 0):
                 continue  # some use of the name is not a call we found (e.g. one the scope analysis missed)
             body_scope = scopes.get(node.body)
             if body_scope is None:
                 continue
-            positional = [*node.params.posonly_params, *node.params.params]
-            for param in [*positional, *node.params.kwonly_params]:
-                name = param.name.value
-                if name in ("self", "cls") or any(a.references for a in body_scope.assignments[name]):
-                    continue
-                index = positional.index(param) if param in positional else None
-                args = [_matching_argument(call, name, index) for call in calls]
-                if any(arg is None for arg in args) and param.default is None:
-                    continue  # some call site passes it in a way we cannot edit
-                edits.append(Edit(param, REMOVE, tuple((arg, REMOVE) for arg in args if arg is not None)))
+            edits.extend(_removals(node.params, calls,
+                                   lambda name: any(a.references for a in body_scope.assignments[name])))
         return edits
 
     @staticmethod
-    def _call_sites(function: cst.FunctionDef, scope, parents) -> list[cst.Call] | None:
-        """Every call of ``function`` by name, or None if it is used any other way (or bound twice)."""
+    def _call_sites(function: cst.FunctionDef, scope, parents, aliases: dict[str, str]) -> list[cst.Call] | None:
+        """Every call of ``function`` by name (or through a transformation), or None if it is used any other
+        way (or bound twice)."""
         assignments = [a for a in scope.assignments[function.name.value]]
         if len(assignments) != 1 or assignments[0].node is not function:
             return None
         calls = []
         for reference in assignments[0].references:
             call = parents.get(reference.node)
-            if not isinstance(call, cst.Call) or call.func is not reference.node:
+            if isinstance(call, cst.Call) and call.func is reference.node:
+                calls.append(call)
+                continue
+            outer = _transformed_call(reference.node, parents, aliases)
+            if outer is None:
                 return None
-            calls.append(call)
+            calls.append(outer)
         return calls
+
+
+def _removals(params: cst.Parameters, calls: list[cst.Call], is_read: Callable[[str], bool]) -> list[Edit]:
+    """One edit per unread parameter: the parameter and its argument at every call go together."""
+    edits = []
+    positional = [*params.posonly_params, *params.params]
+    for param in [*positional, *params.kwonly_params]:
+        name = param.name.value
+        if name in ("self", "cls") or is_read(name):
+            continue
+        index = positional.index(param) if param in positional else None
+        args = [_matching_argument(call, name, index) for call in calls]
+        if any(arg is None for arg in args) and param.default is None:
+            continue  # some call site passes it in a way we cannot edit
+        edits.append(Edit(param, REMOVE, tuple((arg, REMOVE) for arg in args if arg is not None)))
+    return edits
+
+
+def _lambda_call(node: cst.Lambda, parents, aliases: dict[str, str]) -> cst.Call | None:
+    """The one call of a lambda: `(lambda x: ...)(a)` or `jax.grad(lambda x: ...)(a)`."""
+    parent = parents.get(node)
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return parent
+    return _transformed_call(node, parents, aliases)
+
+
+def _transformed_call(name: cst.CSTNode, parents, aliases: dict[str, str]) -> cst.Call | None:
+    """The call `T(f)(a, b)` that passes its arguments to ``name`` unchanged, T a transformation such as grad."""
+    arg = parents.get(name)
+    transform = parents.get(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(transform, cst.Call) or not is_transform(qualified_name(transform.func, aliases)):
+        return None
+    first, *rest = transform.args
+    if first is not arg or first.keyword is not None or any(
+            a.keyword is None or a.keyword.value not in _POSITION_FREE for a in rest):
+        return None
+    outer = parents.get(transform)
+    return outer if isinstance(outer, cst.Call) and outer.func is transform else None

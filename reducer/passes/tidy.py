@@ -1,4 +1,5 @@
-"""Tidy the program for people: no comments, no stray blank lines, one blank line before each definition.
+"""Tidy the program for people: no comments, no stray blank lines, one blank line before each definition,
+no parentheses around a call argument or element that does not need them.
 
 Comments are not tokens, so this changes no token count; it is one edit, tested like any other (a comment
 can matter, e.g. `# type: ignore` does not, but an encoding line could), and accepted because the
@@ -13,10 +14,27 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.passes.base import Edit
-from reducer.passes.inline import names_in
+from reducer.passes.names import names_in
+
+
+# Inside brackets a parenthesised expression needs no parentheses of its own (tuples and generators aside).
+_BRACKETED = (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.SubscriptElement)
 
 
 class _Tidy(cst.CSTTransformer):
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        updated_node = super().on_leave(original_node, updated_node)
+        for field in ("value", "key"):
+            child = getattr(updated_node, field, None) if isinstance(updated_node, _BRACKETED) else None
+            if isinstance(updated_node, cst.Arg) and updated_node.star:
+                break  # `*(a or b)` needs them
+            if field == "key" and isinstance(child, cst.Lambda):
+                continue  # `{(lambda: 1): 2}`: the key's colon would end the lambda
+            if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
+                    and not isinstance(child, (cst.Tuple, cst.GeneratorExp, cst.Yield, cst.NamedExpr))):
+                updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
+        return updated_node
+
     def leave_EmptyLine(self, original_node, updated_node):  # type: ignore[override]
         return cst.RemoveFromParent()
 

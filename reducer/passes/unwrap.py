@@ -5,6 +5,7 @@ easier to read (and often names the transformation that matters). Edits:
 
 * a call of a function transformation (`jit`, `vmap`, `grad`, `checkpoint`, `custom_vjp`, ...) or of
   `partial(transformation, ...)` becomes its function argument, so `jax.jit(f)(x)` becomes `f(x)`;
+* a call of any other partial becomes the call it stands for: `partial(f, a, k=v)(b)` -> `f(a, b, k=v)`;
 * any decorator can go; dropping `@custom_vjp`/`@custom_jvp` also drops the `f.defvjp(...)` lines it needs;
 * `lax.cond(p, t, f, *ops)` becomes `t(*ops)` or `f(*ops)`; `lax.switch(i, [a, b], *ops)` one branch;
   `fori_loop(lo, hi, body, init)` becomes `body(lo, init)`; `while_loop(c, body, init)` becomes
@@ -28,7 +29,7 @@ TRANSFORMS = {
 _PARTIALS = {"functools.partial", "partial"}
 
 
-def _is_transform(name: str) -> bool:
+def is_transform(name: str) -> bool:
     return (name.startswith("jax") or "." not in name) and last_part(name) in TRANSFORMS
 
 
@@ -40,6 +41,17 @@ def _call(func: cst.BaseExpression, args: Sequence[cst.BaseExpression | cst.Arg]
     built = [a if isinstance(a, cst.Arg) else cst.Arg(a) for a in args]
     built = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in built]
     return cst.Call(func=parenthesize(func), args=built)
+
+
+def _called_directly(partial: cst.Call, call: cst.Call) -> cst.Call:
+    """`partial(f, a, k=v)(b, k2=w)` -> `f(a, b, k=v, k2=w)`: the call the partial makes (its keywords can be
+    overridden by the call's)."""
+    func, *bound = [a for a in partial.args if a.keyword is None]
+    given = {a.keyword.value for a in call.args if a.keyword is not None}
+    keywords = [a for a in partial.args if a.keyword is not None and a.keyword.value not in given]
+    positional = [a for a in call.args if a.keyword is None]
+    later = [a for a in call.args if a.keyword is not None]
+    return _call(func.value, [*bound, *positional, *keywords, *later])
 
 
 def _first(expr: cst.BaseExpression) -> cst.Subscript:
@@ -61,12 +73,14 @@ class _Collector(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         name = self.name_of(node.func)
         args = _positional(node)
-        if _is_transform(name) and args:
+        if is_transform(name) and args:
             self.edits.append(Edit(node, args[0].value))  # jax.jit(f, ...) -> f
         elif isinstance(node.func, cst.Call) and self.name_of(node.func.func) in _PARTIALS:
             inner = _positional(node.func)
-            if inner and _is_transform(self.name_of(inner[0].value)) and args:
+            if inner and is_transform(self.name_of(inner[0].value)) and args:
                 self.edits.append(Edit(node, args[0].value))  # partial(jax.jit, ...)(f) -> f
+            elif inner and not any(a.star for a in [*node.func.args, *node.args]):
+                self.edits.append(Edit(node, _called_directly(node.func, node)))
         self._control_flow(node, last_part(name) if name.startswith("jax") else "", args)
 
     def _control_flow(self, node: cst.Call, op: str, args: list[cst.Arg]) -> None:

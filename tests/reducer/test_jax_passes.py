@@ -159,3 +159,244 @@ def test_tidy_removes_comments_and_numbered_names():
         return x_1
     """)
     assert out == "import jax\nx = 1\n\ndef f():\n    return x\n"
+
+
+def test_unwrap_partial_call_becomes_the_call_it_makes():
+    out = candidates(UnwrapPass(), """
+    import functools
+    y = functools.partial(f, 3, fc=cfg, q=1)(a, q=2)
+    """)
+    assert out == ["\nimport functools\ny = f(3, a, fc=cfg, q=2)\n"]
+
+
+def test_inline_factory_returned_function():
+    source = """
+    def make_step(cfg):
+        scale = cfg * 2
+        def step(x):
+            return x * scale
+        return step
+    y = make_step(3)(1.0)
+    """
+    out = candidates(InlinePass(), source)
+    inlined = next(o for o in out if "def make_step" not in o)
+    assert inlined == "\ncfg = 3\nscale = cfg * 2\ndef step(x):\n    return x * scale\ny = step(1.0)\n"
+
+
+def test_inline_config_class_fields():
+    source = """
+    import jax.numpy as jnp
+    from dataclasses import dataclass
+    from typing import NamedTuple
+    @dataclass
+    class Config:
+        hidden: int = 512
+        depth: int = 2
+        dtype: object = jnp.bfloat16
+    class Pair(NamedTuple):
+        a: int
+        b: float = 1.5
+    cfg = Config(depth=3)
+    p = Pair(7)
+    w = jnp.ones((cfg.hidden, cfg.depth), cfg.dtype) * p.a * p.b
+    """
+    out = all_at_once(InlinePass(), source)
+    assert "w = jnp.ones((512, 3), jnp.bfloat16) * 7 * 1.5" in out
+    assert "cfg" not in out and "p =" not in out
+    mutated = candidates(InlinePass(), """
+    class Config:
+        hidden = 4
+    cfg = Config()
+    cfg.hidden = 8
+    y = cfg.hidden
+    """)
+    assert all("y = 4" not in o for o in mutated)
+
+
+def test_inline_parallel_assignment_pairs():
+    out = candidates(InlinePass(), """
+    x, y = xs, (1, 2)
+    a, b = b, a
+    f(x, y)
+    """)
+    assert "\ny = (1, 2)\na, b = b, a\nf(xs, y)\n" in out
+    assert "\nx = xs\na, b = b, a\nf(x, (1, 2))\n" in out
+    assert all("f(x, y)" in o or "a, b = b, a" in o for o in out)  # the swap is left alone
+
+
+def test_inline_function_used_once_as_a_value_becomes_a_lambda():
+    out = candidates(InlinePass(), """
+    from jax import lax
+    def cond(c: int):
+        return c > 0
+    lax.while_loop(cond, body, 3)
+    """)
+    assert out == ["\nfrom jax import lax\nlax.while_loop(lambda c: c > 0, body, 3)\n"]
+
+
+def test_hoist_unpacking_and_comprehensions():
+    out = "\n".join(candidates(HoistPass(), """
+    a, b = x, (y, 1)
+    f0, g = jnp.zeros(2)
+    hp = {k: h(v) for k, v in d.items()}
+    s = sum(g(t) for t in leaves)
+    """))
+    for expected in ("\nb = (y, 1)\n", "\na = x\n", "\nf0 = jnp.zeros(2)\n", "\ng = jnp.zeros(2)\n", "hp = d\n",
+                     "s = sum(leaves)"):
+        assert expected in out, expected
+
+
+def test_inline_call_inside_an_expression_runs_the_body_first():
+    out = candidates(InlinePass(), """
+    def patchify(imgs, p):
+        b, h, w, c = imgs.shape
+        return imgs.reshape(b, h, p)
+    y = jnp.concatenate([patchify(x, 2)]) + 1
+    z = a or patchify(x, 3)
+    """)
+    assert out[0].endswith("\nimgs = x\np = 2\nb, h, w, c = imgs.shape\n"
+                           "y = jnp.concatenate([imgs.reshape(b, h, p)]) + 1\nz = a or patchify(x, 3)\n")
+    assert len(out) == 1  # the call after `or` may never run
+
+
+def test_inline_dict_call_and_inline_json_configs():
+    out = all_at_once(InlinePass(), '''
+    import json
+    CFG = json.loads("""{"patch": 4, "flag": true, "sizes": [1, 2]}""")
+    H = dict(lr=0.1)
+    y = CFG["patch"] * H["lr"] + CFG["flag"] + len(CFG["sizes"])
+    ''')
+    assert out == "\nimport json\ny = 4 * 0.1 + True + len([1, 2])\n"
+
+
+def test_inline_folds_a_variable_into_the_statement_that_rebinds_it():
+    out = candidates(InlinePass(), """
+    def forward(p, b):
+        h = p["w"]
+        h = clip(h, b)
+        h = h + h
+        return h
+    """)
+    assert out == ['\ndef forward(p, b):\n    h = clip(p["w"], b)\n    h = h + h\n    return h\n',
+                   '\ndef forward(p, b):\n    h = p["w"]\n    h = clip(h, b)\n    return h + h\n']
+
+
+def test_unused_parameters_through_a_transformation():
+    out = all_at_once(UnusedParametersPass(), """
+    def loss(p, x, y):
+        return p
+    jax.value_and_grad(loss, has_aux=True)(1, 2, 3)
+    def g(u, v):
+        return u
+    jax.jit(g, static_argnums=1)(1, 2)
+    """)
+    assert "def loss(p):" in out and "jax.value_and_grad(loss, has_aux=True)(1)" in out
+    assert "def g(u, v):" in out  # static_argnums counts positions
+
+
+def test_unused_parameters_of_a_lambda_called_through_grad():
+    out = all_at_once(UnusedParametersPass(), """
+    jax.grad(lambda p, x, b: f(p, b))(1.0, xb, (0.0, 1.0))
+    jax.jit(lambda a, b: a, static_argnums=1)(1, 2)
+    """)
+    assert "jax.grad(lambda p, b: f(p, b))(1.0, (0.0, 1.0))" in out and "lambda a, b: a" in out
+
+
+def test_loop_without_its_variables_and_unpacked_names_as_literals():
+    hoisted = candidates(HoistPass(), """
+    for x, y in batches():
+        step(p)
+    """)
+    assert hoisted[0] == "\nstep(p)\n"
+    out = candidates(LiteralPass(), """
+    b, h = images.shape
+    r = reshape(images, (b, h.x))
+    """)
+    assert "\nb, h = images.shape\nr = reshape(images, (b, (1).x))\n" in out
+    assert "\nb, h = images.shape\nr = reshape(images, (1, h.x))\n" in out
+
+
+def test_inline_module_attribute_aliases_and_negative_constants():
+    out = all_at_once(InlinePass(), """
+    import numpy as np
+    rng = np.random
+    H = -3
+    y = rng.normal(size=H) * H
+    """)
+    assert out == "\nimport numpy as np\ny = np.random.normal(size=-3) * (-3)\n"
+
+
+def test_namedtuple_field_goes_with_its_arguments_and_unpacking_targets():
+    from reducer.passes import NamedTupleFieldsPass
+
+    out = candidates(NamedTupleFieldsPass(), """
+    from typing import NamedTuple
+    class State(NamedTuple):
+        x: int
+        v: int
+        dt: float
+    def step(s):
+        x, v, dt = s
+        return State(x + v, v, dt=dt)
+    final = step(State(1, 2, 0.1))
+    print(final.x)
+    """)
+    assert len(out) == 2  # `x` is read by name
+    assert "class State(NamedTuple):\n    x: int\n    dt: float" in out[0]
+    assert "x, dt = s\n    return State(x + v, dt=dt)" in out[0] and "step(State(1, 0.1))" in out[0]
+    assert "x, v = s\n    return State(x + v, v)" in out[1] and "step(State(1, 2))" in out[1]
+
+
+def test_namedtuple_becomes_a_tuple_and_constant_containers_move_to_their_use():
+    from reducer.passes import NamedTupleFieldsPass
+
+    out = candidates(NamedTupleFieldsPass(), """
+    class S(NamedTuple):
+        a: int
+        b: int
+    def step(s):
+        return S(s, s), SETTINGS
+    SETTINGS = {}
+    """)
+    assert out[0] == "\ndef step(s):\n    return (s, s), SETTINGS\nSETTINGS = {}\n"
+    moved = candidates(InlinePass(), """
+    def step(s):
+        return s, SETTINGS
+    SETTINGS = {"lr": 0.1}
+    """)
+    assert '\ndef step(s):\n    return s, {"lr": 0.1}\n' in moved
+
+
+def test_hoist_tuple_literal_subscript_and_tidy_brackets():
+    out = candidates(HoistPass(), "y = f((0, 1)[1])\n")
+    assert "y = f(1)\n" in out
+    assert all_at_once(TidyPass(), "f((g(1)), *(a or b), [(x + 1)], d[(k)])\n") == "f(g(1), *(a or b), [x + 1], d[k])\n"
+    assert all_at_once(TidyPass(), "d = {(lambda: 1): (lambda: 2)}\n") == "d = {(lambda: 1): lambda: 2}\n"
+
+
+def test_inline_function_without_return_binds_none():
+    out = candidates(InlinePass(), """
+    def init():
+        pass
+    params = init()
+    """)
+    assert out == ["\npass\nparams = None\n"]
+
+
+def test_unpacked_name_becomes_1_only_where_that_binding_is_read():
+    out = candidates(LiteralPass(), """
+    hp = {k: v for k, v in d.items()}
+    def body(carry):
+        t, k = carry
+        return hp["a"], k
+    """)
+    assert '\nhp = {k: v for k, v in d.items()}\ndef body(carry):\n    t, k = carry\n    return hp["a"], 1\n' in out
+    assert all("{1: v" not in o for o in out)
+
+
+def test_inline_lambda_called_where_it_is_written():
+    out = candidates(InlinePass(), """
+    y = (lambda: forward())()
+    z = (lambda a, b: a + b)(1, 2) * 3
+    """)
+    assert "\ny = forward()\n" in out[0] and "\nz = (1 + 2) * 3\n" in out[1]

@@ -1,0 +1,107 @@
+"""Remove fields of NamedTuple classes that nothing reads by name, with what fills and unpacks them, or
+the class itself: `State(a, b)` -> `(a, b)` everywhere (a pytree of the same leaves).
+
+A state tuple such as `class State(NamedTuple): position; velocity; force; dt` travels through a scan
+loop: it is built with `State(a, b, c, d)` and taken apart with `x, v, f, dt = state`. One field goes at a
+time, together with its argument at every construction and its target in every unpacking of the same
+length (the unpackings that can be of this class; an unrelated one of the same length makes the candidate
+fail, and the oracle rejects it). A field read as `.name` anywhere stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from reducer.passes.base import REMOVE, Edit, EditPass, block_statements
+from reducer.passes.names import import_aliases, qualified_name
+
+
+def _fields(cls: cst.ClassDef) -> list[cst.CSTNode] | None:
+    """The field statements (`name: T` lines) of a NamedTuple class with one field per line, else None."""
+    fields = []
+    for statement in block_statements(cls.body):
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            small = statement.body[0]
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                fields.append(statement)
+    return fields
+
+
+def _field_name(statement: cst.CSTNode) -> str:
+    return statement.body[0].target.value  # type: ignore[attr-defined]
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, module: cst.Module):
+        super().__init__()
+        self.aliases = import_aliases(module)
+        self.classes: dict[str, cst.ClassDef] = {}
+        self.calls: dict[str, list[cst.Call]] = {}
+        self.unpackings: dict[int, list[cst.Tuple | cst.List]] = {}  # number of targets -> unpacking targets
+        self.read: set[str] = set()  # attribute names read anywhere
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = [qualified_name(b.value, self.aliases) for b in node.bases]
+        if bases in (["typing.NamedTuple"], ["NamedTuple"]):
+            self.classes[node.name.value] = node
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.calls.setdefault(node.func.value, []).append(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target
+        if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in target.elements):
+            self.unpackings.setdefault(len(target.elements), []).append(target)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.read.add(node.attr.value)
+
+
+def _argument(call: cst.Call, name: str, index: int) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return None
+    return positional[index] if index < len(positional) else None
+
+
+def _tuple_of(call: cst.Call) -> cst.Tuple:
+    elements = [cst.Element(a.value) for a in call.args]
+    if len(elements) == 1:
+        elements = [elements[0].with_changes(comma=cst.Comma())]
+    return cst.Tuple(elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+class NamedTupleFieldsPass(EditPass):
+    """Delete a NamedTuple field with its constructor arguments and unpacking targets, or make it a tuple."""
+
+    name = "fields"
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        collector = _Collector(module)
+        module.visit(collector)
+        edits: list[Edit] = []
+        for name, cls in collector.classes.items():
+            calls = collector.calls.get(name, [])
+            if calls and all(a.keyword is None and not a.star for call in calls for a in call.args):
+                # The class becomes a plain tuple: each construction a tuple of its arguments.
+                tuples = [(call, _tuple_of(call)) for call in calls]
+                edits.append(Edit(cls, REMOVE, tuple(tuples)))
+            fields = _fields(cls)
+            if not fields or len(fields) < 2:
+                continue
+            unpackings = collector.unpackings.get(len(fields), [])
+            for index, field in enumerate(fields):
+                field_name = _field_name(field)
+                if field_name in collector.read:
+                    continue
+                args = [_argument(call, field_name, index) for call in calls]
+                extra: list[tuple[cst.CSTNode, object]] = [(arg, REMOVE) for arg in args if arg is not None]
+                extra += [(target.elements[index], REMOVE) for target in unpackings]
+                edits.append(Edit(field, REMOVE, tuple(extra)))  # type: ignore[arg-type]
+        return edits
