@@ -10,10 +10,11 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable
 from typing import TextIO
 
 from reducer.api import InputError, Result, default_output, reduce
-from reducer.engine import Progress
+from reducer.engine import PassStats, Progress
 from reducer.records import Report
 from reducer.signature import Level, Signature
 
@@ -55,6 +56,9 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
         parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
                             help="cap each candidate's address space (pool workers only; default: no cap)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
+    if not triage:
+        parser.add_argument("--stats", action="store_true",
+                            help="after the summary, a table per pass: runs, tests, successes, tokens removed, seconds")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress display and no summary")
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
@@ -104,6 +108,17 @@ def summary(result: Result) -> str:
     return "\n".join(lines)
 
 
+def pass_table(passes: Iterable[PassStats]) -> str:
+    """Per-pass statistics, most productive first (what ``--stats`` prints)."""
+    header = ("pass", "runs", "tests", "successes", "tokens removed", "seconds")
+    rows = [(p.name, str(p.runs), str(p.tests), str(p.successes), str(p.tokens_removed), f"{p.seconds:.1f}")
+            for p in sorted(passes, key=lambda p: -p.tokens_removed)]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+             for row in [header, *rows]]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["triage"]:
@@ -135,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result.to_json(), indent=2))
     elif not args.quiet:
         print(summary(result), file=sys.stderr)
+    if args.stats:
+        print(pass_table(result.passes), file=sys.stderr)
     return EXIT_OK
 
 

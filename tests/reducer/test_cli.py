@@ -112,11 +112,14 @@ def test_reduces_with_json_output_and_leaves_the_input_alone(tmp_path):
 def test_summary_on_stderr(tmp_path):
     prog = tmp_path / "prog.py"
     prog.write_text(SMALL_FAILURE)
-    result = run_cli("prog.py", "-o", "small.py", "--jobs", "1", "--signature", "type", cwd=tmp_path)
+    result = run_cli("prog.py", "-o", "small.py", "--jobs", "1", "--signature", "type", "--stats", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     for word in ("signature:", "tokens:", "lines:", "tests:", "small.py"):
         assert word in result.stderr
+    # --stats: one row per pass that ran, under a header naming the columns
+    table = result.stderr.split("pass ", 1)[1]
+    assert "tokens removed" in table and "statements" in table
     assert (tmp_path / "small.py").exists()
 
 
