@@ -208,7 +208,7 @@ def signature_of(path_or_source: str | os.PathLike[str], *, timeout: float = INI
 
 
 def reduce(
-    path_or_source: str | os.PathLike[str],
+    path_or_source: str | os.PathLike[str] | cst.Module,
     *,
     output: str | None = None,
     jobs: int | None = None,
@@ -223,7 +223,8 @@ def reduce(
 ) -> Result:
     """Reduce a failing program to a smaller one that fails the same way.
 
-    ``path_or_source`` is a file path or the program's source. With ``output`` (default for a path:
+    ``path_or_source`` is a file path, the program's source, or a libcst module (what the tracker
+    emits). With ``output`` (default for a path:
     ``NAME.reduced.py`` beside it; none for source), the best program so far is kept there, written
     atomically after every improvement. A candidate is kept when it fails with the original's
     ``signature`` (a level, optionally with a ``match`` regex), or, with ``interesting``, when
