@@ -64,7 +64,8 @@ class Emitter:
         self.problems: list[str] = []
         self.counter = itertools.count(1)
         self.keep: list[Any] = []  # objects whose ids we rely on
-        self.emitted_functions: dict[int, str] = {}
+        self.emitted_functions: set[int] = set()
+        self._free_memo: dict[int, set[int]] = {}
         self.function_names: dict[int, str] = {}
         self.containers: dict[tuple[int, Any], str] = {}  # (function id, shape of a param) -> its name
         self.param_names: dict[tuple[int, int], str] = {}
@@ -138,14 +139,17 @@ class Emitter:
         elif is_named(tree):
             uses.append(tree)
 
-    def _free(self, fdef: FunctionDef, memo: dict[int, set[int]]) -> set[int]:
+    def _free(self, fdef: FunctionDef) -> set[int]:
+        """Values ``fdef`` (with the functions under it) reads but does not define; fixed once
+        ``analyse`` has indexed the tree, so computed once per function."""
+        memo = self._free_memo
         if fdef.id in memo:
             return memo[fdef.id]
         memo[fdef.id] = set()
         used = {id(v) for v in self.uses.get(fdef, [])}
         for stmt in fdef.body:
             for child in stmt.children():
-                used |= self._free(child, memo)
+                used |= self._free(child)
         defined = {i for i, scopes in self.def_scopes.items() if fdef in scopes}
         memo[fdef.id] = used - defined
         return memo[fdef.id]
@@ -160,7 +164,7 @@ class Emitter:
         return chain + [None]
 
     def _place(self, fdef: FunctionDef) -> Scope:
-        free = self._free(fdef, {})
+        free = self._free(fdef)
         chain = self._ancestors(fdef)
         deepest = len(chain) - 1
         for value_id in free:
@@ -420,7 +424,7 @@ class Emitter:
                     continue
                 if self.placement.get(fdef.id, None) is scope:
                     found.append(fdef)
-                    self.emitted_functions[fdef.id] = self.function_name(fdef)
+                    self.emitted_functions.add(fdef.id)
                 stack.extend(fdef.body)
         return sorted(found, key=lambda f: f.id)
 
@@ -447,7 +451,7 @@ class Emitter:
         needed = {id(v) for v in self.uses.get(fdef, [])}
         for inner in self.functions:
             if self.placement.get(inner.id) is fdef:
-                needed |= self._free(inner, {})
+                needed |= self._free(inner)
         return needed
 
     def _params(self, fdef: FunctionDef) -> tuple[list[str], list[str]]:
