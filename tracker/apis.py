@@ -140,14 +140,16 @@ class Transform(Api):
         return transform
 
     def options(self, proxy: "Transformed") -> dict[str, Any]:
-        signature = _signature(proxy.transform)
-        try:
-            bound = signature.bind(proxy.fun, *proxy.t_args, **proxy.t_kwargs) if signature else None
-        except TypeError:
-            bound = None
-        if bound is None:
-            return dict(proxy.t_kwargs)
-        return {k: v for k, v in list(bound.arguments.items())[1:]}
+        """The options the user gave the transformation, by name (fixed for a proxy, so cached there)."""
+        if proxy.bound_options is None:
+            signature = _signature(proxy.transform)
+            try:
+                bound = signature.bind(proxy.fun, *proxy.t_args, **proxy.t_kwargs) if signature else None
+            except TypeError:
+                bound = None
+            proxy.bound_options = (dict(proxy.t_kwargs) if bound is None
+                                   else {k: v for k, v in list(bound.arguments.items())[1:]})
+        return proxy.bound_options
 
     def static_split(self, proxy: "Transformed", args: tuple, kwargs: dict) -> tuple[set[int], set[str]]:
         options = self.options(proxy)
@@ -168,20 +170,26 @@ class Transform(Api):
         options = self.emitted_options(proxy, static_nums)
         stmt = RUNTIME.statement("api", self.name, self, dyn_args, dyn_kwargs, options)
         stmt.options["static"] = (tuple(sorted(static_nums)), tuple(sorted(static_names)), args, kwargs)
-        stmt.options["user_statics"] = {k: v for k, v in self.options(proxy).items()
+        given = self.options(proxy)
+        stmt.options["user_statics"] = {k: v for k, v in given.items()
                                         if k in self.statics + self.static_names and v is not None}
         real = self.traced_callable(proxy, stmt, static_nums, static_names, args, kwargs)
-        if self.donate and any(self.options(proxy).get(k) for k in (self.donate, "donate_argnames")):
+        if self.donate and any(given.get(k) for k in (self.donate, "donate_argnames")):
             _snapshot_donated(args, kwargs)
         return RUNTIME.run(stmt, lambda: real(*args, **kwargs))
 
     def traced_callable(self, proxy: "Transformed", stmt: Statement, static_nums: set[int],
                         static_names: set[str], args: tuple, kwargs: dict) -> Callable:
+        return self.trace_anew(proxy, stmt, static_nums, static_names)[0]
+
+    def trace_anew(self, proxy: "Transformed", stmt: Statement, static_nums: set[int],
+                   static_names: set[str]) -> tuple[Callable, Slot]:
+        """JAX's transformation of a fresh wrapper of the user function, whose trace goes to ``stmt``."""
         slot = Slot(stmt, "fun")
         stmt.functions["fun"] = None
         _remember_name(stmt, "fun", proxy.fun)
         fun = RUNTIME.user_function(proxy.fun, slot, _dynamic_only(static_nums, static_names))
-        return proxy.transform(fun, *proxy.t_args, **proxy.t_kwargs)
+        return proxy.transform(fun, *proxy.t_args, **proxy.t_kwargs), slot
 
     def emitted_options(self, proxy: "Transformed", static_nums: set[int]) -> dict[str, Any]:
         options = {k: v for k, v in self.options(proxy).items()
@@ -259,6 +267,7 @@ class Transformed:
         self.t_kwargs = t_kwargs
         self.real = transform(fun, *t_args, **t_kwargs)
         self.traces: dict[Any, tuple[Callable, Slot]] = {}
+        self.bound_options: dict[str, Any] | None = None  # see Transform.options
         try:
             # Not fun's __dict__: a custom_jvp's ``fun``/``jvp`` or an inner Transformed's ``real``
             # would overwrite this proxy's own attributes.
@@ -272,7 +281,7 @@ class Transformed:
         return self.api.call_transformed(self, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:  # .lower(), .trace(), .eval_shape()...: JAX's own
-        if name in ("real", "api", "transform", "fun", "t_args", "t_kwargs", "traces"):
+        if name in ("real", "api", "transform", "fun", "t_args", "t_kwargs", "traces", "bound_options"):
             raise AttributeError(name)
         return getattr(self.real, name)
 
@@ -293,17 +302,14 @@ class Jit(Transform):
     kept = ("donate_argnums", "donate_argnames", "keep_unused", "inline")
 
     def traced_callable(self, proxy, stmt, static_nums, static_names, args, kwargs):
-        _remember_name(stmt, "fun", proxy.fun)
         key = _cache_key(args, kwargs, static_nums, static_names)
         entry = proxy.traces.get(key) if key is not None else None
         if entry is None:
-            slot = Slot(stmt, "fun")
-            stmt.functions["fun"] = None
-            fun = RUNTIME.user_function(proxy.fun, slot, _dynamic_only(static_nums, static_names))
-            entry = (proxy.transform(fun, *proxy.t_args, **proxy.t_kwargs), slot)
+            entry = self.trace_anew(proxy, stmt, static_nums, static_names)
             if key is not None:
                 proxy.traces[key] = entry
         else:
+            _remember_name(stmt, "fun", proxy.fun)
             slot = entry[1]
             slot.statement = stmt
             stmt.functions["fun"] = slot.last
