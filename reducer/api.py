@@ -5,7 +5,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -14,6 +13,7 @@ from typing import Any
 
 import libcst as cst
 
+from reducer.files import write_atomically  # noqa: F401  (batch and report use it from here)
 from reducer.engine import PassStats, Progress, Reduction, count_lines, count_tokens
 from reducer.interesting import Criterion, Predicate
 from reducer.oracle import Executor, FreshExecutor, Oracle
@@ -92,22 +92,6 @@ def check_syntax(source: str, name: str) -> None:
         raise InputError(f"{name}: not valid Python: {err.msg} (line {err.lineno})", "invalid") from None
     except (ValueError, cst.ParserSyntaxError) as err:
         raise InputError(f"{name}: cannot be parsed: {err}", "invalid") from None
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader never sees a partial file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".jax-reduce-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def default_output(path: str) -> str:

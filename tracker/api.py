@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import collections
 import functools
 import logging
 import os
 import sys
-import tempfile
 import threading
 from typing import Any, Callable
 
+from reducer.files import write_atomically
 from tracker import config
 from tracker.calltree import FunctionDef, Statement, walk
 from tracker.hook import adopt
@@ -26,9 +25,7 @@ _by_name: dict[tuple[str, str], tuple[str, str]] = {}  # (directory, repro name)
 def enable(flags: config.Flags | None = None) -> None:
     """Start recording (idempotent). Raises ``ConfigError`` for a malformed ``JAX_REPRO_FLAGS``."""
     from tracker.hook import ensure_patched
-    RUNTIME.flags = flags or config.flags()
-    if RUNTIME.history.maxlen != RUNTIME.flags.history:
-        RUNTIME.history = collections.deque(RUNTIME.history, maxlen=RUNTIME.flags.history)
+    RUNTIME.configure(flags or config.flags())
     ensure_patched()
     RUNTIME.enabled = True
 
@@ -163,8 +160,8 @@ def save_repro(failing: Statement, name: str, directory: str | None = None) -> s
                 return previous[0]  # a collected function called again: the same repro, once
             path = os.path.join(directory, f"{stem}.py")
             if emitted.arrays:
-                _write_npz(os.path.join(directory, f"{stem}.npz"), emitted.arrays)
-            _write_text(path, source)
+                write_atomically(os.path.join(directory, f"{stem}.npz"), _npz_bytes(emitted.arrays))
+            write_atomically(path, source)
         for problem in emitted.problems:
             RUNTIME.internal_error(f"{path}: {problem}")
         _last_saved.append((path, source))
@@ -186,19 +183,12 @@ def _free_stem(directory: str, name: str) -> str:
     return f"{name}_{n}"
 
 
-def _write_text(path: str, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".py")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def _write_npz(path: str, arrays: dict) -> None:
+def _npz_bytes(arrays: dict) -> bytes:
+    import io
     import numpy as np
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".npz")
-    with os.fdopen(fd, "wb") as f:
-        np.savez(f, **arrays)
-    os.replace(tmp, path)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
 
 
 def repro_name(stmt: Statement) -> str:
@@ -238,11 +228,10 @@ def startup() -> None:
     """Run from the ``.pth`` file when ``JAX_REPRO_DIR`` is set: hook jax before it is imported."""
     from tracker.hook import install
     try:
-        RUNTIME.flags = config.flags()
+        RUNTIME.configure(config.flags())
     except config.ConfigError as error:
         print(f"jax-reduce tracker: {error}; tracking is off", file=sys.stderr)
         return
-    RUNTIME.history = collections.deque(maxlen=RUNTIME.flags.history)
     if not install():
         print("jax-reduce tracker: jax was imported before the tracker's hook; not tracking", file=sys.stderr)
         return

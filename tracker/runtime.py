@@ -48,6 +48,12 @@ class Runtime:
         self.snapshots: dict[int, tuple[Any, Any]] = {}  # id(donated array) -> (array, host copy)
         self._local = threading.local()
 
+    def configure(self, flags: Flags) -> None:
+        """Apply ``flags``; the history keeps what it has, up to its new length."""
+        self.flags = flags
+        if self.history.maxlen != flags.history:
+            self.history = collections.deque(self.history, maxlen=flags.history)
+
     # -- the stack ---------------------------------------------------------------------------
 
     @property
