@@ -78,7 +78,7 @@ def roots_for(failing: Statement) -> list[Statement]:
     parameters from the previous training step, become constants: the reducer can drop a constant,
     not a call whose result is used."""
     history = [s for s in RUNTIME.history if s is not failing and s.id < failing.id]
-    made_by: dict[int, tuple[Statement, bool]] = {}
+    made_by: dict[int, tuple[Statement, bool, bool]] = {}  # value id -> (root, tracer, keep root)
     for root in history:
         for leaf in _leaves_defined(root):
             made_by.setdefault(id(leaf), (root, _is_tracer(leaf), _keeps_its_origin(leaf)))
@@ -128,18 +128,18 @@ def _is_tracer(x: Any) -> bool:
 
 
 def _leaves_defined(root: Statement) -> list[Any]:
-    from tracker.values import paths
-    found = [leaf for _, leaf in paths(root.result)] if root.returned else []
+    from tracker.values import leaves
+    found = leaves(root.result) if root.returned else []
     for stmt in walk([root]):
         for fdef in stmt.children():
-            found += [leaf for _, leaf in paths((fdef.args, fdef.kwargs))]
-            found += [leaf for s in fdef.body if s.returned for _, leaf in paths(s.result)]
+            found += leaves((fdef.args, fdef.kwargs))
+            found += [leaf for s in fdef.body if s.returned for leaf in leaves(s.result)]
     return found
 
 
 def _leaves_used(root: Statement) -> list[Any]:
-    from tracker.values import paths
-    return [leaf for stmt in walk([root]) for _, leaf in paths((stmt.args, stmt.kwargs))]
+    from tracker.values import leaves
+    return [leaf for stmt in walk([root]) for leaf in leaves((stmt.args, stmt.kwargs))]
 
 
 def save_repro(failing: Statement, name: str, directory: str | None = None) -> str | None:

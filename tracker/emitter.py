@@ -133,7 +133,7 @@ class Emitter:
         if isinstance(tree, dict):
             for value in tree.values():
                 self._use(scope, value)
-        elif isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        elif V.is_sequence(tree):
             for value in tree:
                 self._use(scope, value)
         elif is_named(tree):
@@ -566,7 +566,7 @@ def _option_values(stmt: Statement) -> Any:
 def _containers(tree: Any, path: str = "") -> list[tuple[str, Any]]:
     if isinstance(tree, dict):
         return [(path, tree)] + [c for k, v in tree.items() for c in _containers(v, f"{path}[{k!r}]")]
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+    if V.is_sequence(tree):
         return [(path, tree)] + [c for i, v in enumerate(tree) for c in _containers(v, f"{path}[{i}]")]
     return []
 
@@ -578,7 +578,7 @@ def _shape(tree: Any) -> Any:
     if isinstance(tree, dict) and tree:
         items = tuple(sorted((repr(k), _shape(v)) for k, v in tree.items()))
         return None if any(v is None for _, v in items) else ("d", items)
-    if isinstance(tree, (tuple, list)) and tree and not hasattr(tree, "_fields"):
+    if V.is_sequence(tree) and tree:
         items = tuple(_shape(v) for v in tree)
         return None if any(v is None for v in items) else (type(tree).__name__, items)
     return None
@@ -587,13 +587,13 @@ def _shape(tree: Any) -> Any:
 def _is_tuple_tree(tree: Any) -> bool:
     if isinstance(tree, dict):
         return False
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+    if V.is_sequence(tree):
         return all(_is_tuple_tree(x) for x in tree)
     return True
 
 
 def _pattern(tree: Any, leaf_name) -> str:
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+    if V.is_sequence(tree):
         inner = ", ".join(_pattern(x, leaf_name) for x in tree)
         return f"({inner},)" if len(tree) == 1 else f"({inner})" if tree else "()"
     return leaf_name(tree)

@@ -162,11 +162,11 @@ class Operators:
 OPERATORS = Operators()
 
 
-def _recording_operator(name: str, original: Callable, kind: str = "op") -> Callable:
+def _recording_operator(name: str, original: Callable) -> Callable:
     def operator(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not RUNTIME.enabled:
             return original(self, *args, **kwargs)
-        return RUNTIME.record(kind, name, OPERATORS, lambda: original(self, *args, **kwargs),
+        return RUNTIME.record("op", name, OPERATORS, lambda: original(self, *args, **kwargs),
                               (self,) + args, kwargs, keep=_has_arrays)
     operator.__name__ = getattr(original, "__name__", name)
     return operator
@@ -181,10 +181,7 @@ def _failing_conversion(name: str, original: Callable) -> Callable:
         except Exception as error:
             frame = RUNTIME.top()
             if RUNTIME.enabled and (frame is None or not isinstance(frame, Statement)):
-                stmt = RUNTIME.statement("convert", name, OPERATORS, (self,))
-                stmt.error = error
-                if stmt.parent is None:
-                    RUNTIME.failed(stmt, error)
+                RUNTIME.record_failure("convert", name, OPERATORS, error, (self,))
             raise
     return conversion
 
@@ -316,15 +313,13 @@ def _lax_wrapper(name: str, nargs: int, params: tuple[str, ...]) -> str | None:
     wrapper = getattr(wrapper, "fun", wrapper)
     try:
         signature = inspect.signature(wrapper)
-        bound = signature.bind(*range(nargs), **{p: None for p in params})
+        signature.bind(*range(nargs), **{p: None for p in params})
     except (TypeError, ValueError):
         return None
     # Every positional slot is an operand and every parameter is taken by name: same call as bind.
+    # (A successful bind means every required parameter is given.)
     positional = [p for p in signature.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in params]
-    required = [p for p in signature.parameters.values() if p.default is p.empty
-                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if len(bound.arguments) < len(required) or any(p.kind == p.VAR_POSITIONAL for p in
-                                                      signature.parameters.values()) and nargs != 1:
+    if nargs != 1 and any(p.kind == p.VAR_POSITIONAL for p in signature.parameters.values()):
         return None
     return name if len(positional) >= nargs else None

@@ -147,13 +147,20 @@ class Runtime:
             return call()
         except Exception as error:
             stack.pop()
-            stmt = self.statement(kind, name, handler, args, kwargs, options)
+            self.record_failure(kind, name, handler, error, args, kwargs, options)
             stack.append(_INSIDE)
-            stmt.error = error
-            self.failed(stmt, error)
             raise
         finally:
             stack.pop()
+
+    def record_failure(self, kind: str, name: str, handler: Any, error: BaseException, args: tuple = (),
+                       kwargs: dict | None = None, options: dict | None = None) -> Statement:
+        """A call recorded only because it failed; at top level it is where a repro starts."""
+        stmt = self.statement(kind, name, handler, args, kwargs, options)
+        stmt.error = error
+        if stmt.parent is None:
+            self.failed(stmt, error)
+        return stmt
 
     def failed(self, stmt: Statement, error: BaseException) -> None:
         self.failures[id(error)] = stmt

@@ -48,8 +48,13 @@ def is_traced(obj: Any) -> bool:
     return isinstance(obj, (core.Tracer, jax.Array))
 
 
+def is_sequence(tree: Any) -> bool:
+    """A tuple or list of a recorded tree; a NamedTuple kept as is (dimension numbers) is a leaf."""
+    return isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields")
+
+
 def leaves(tree: Any) -> list[Any]:
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+    if is_sequence(tree):
         return [leaf for item in tree for leaf in leaves(item)]
     if isinstance(tree, dict):
         return [leaf for item in tree.values() for leaf in leaves(item)]
@@ -62,7 +67,7 @@ def has_arrays(tree: Any) -> bool:
 
 def paths(tree: Any, prefix: str = "") -> list[tuple[str, Any]]:
     """(subscript path, leaf) pairs, e.g. ``('["w"][0]', leaf)``."""
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+    if is_sequence(tree):
         return [p for i, item in enumerate(tree) for p in paths(item, f"{prefix}[{i}]")]
     if isinstance(tree, dict):
         return [p for key, item in tree.items() for p in paths(item, f"{prefix}[{key!r}]")]
@@ -152,9 +157,8 @@ _PUBLIC_MODULES = ("jax.lax", "jax", "jax.numpy", "jax.sharding", "jax.random", 
 def public_path(obj: Any) -> str:
     """Where a repro can reach ``obj``: a public JAX namespace if one exports it, else its module."""
     import importlib
+    name = getattr(obj, "__name__", None)
     for module_name in _PUBLIC_MODULES:
-        module = importlib.import_module(module_name)
-        for name in (getattr(obj, "__name__", None),):
-            if name and getattr(module, name, None) is obj:
-                return f"{module_name}.{name}"
+        if name and getattr(importlib.import_module(module_name), name, None) is obj:
+            return f"{module_name}.{name}"
     return f"{obj.__module__}.{obj.__qualname__}"
