@@ -84,10 +84,25 @@ def run_ddmin(path: Path, source: str, jobs: int) -> tuple[str, int, int, float]
     return result, oracle.stats.tests, stats.syntax_rejects, time.perf_counter() - start
 
 
-def measure(path: Path, args: argparse.Namespace) -> Row:
+def measure(path: Path, args: argparse.Namespace, earlier: dict[str, dict]) -> Row:
     source = path.read_text()
     minimal = path.with_name(path.name[:-3] + ".min.py").read_text()
     row = Row(path.stem, count_tokens(source), count_tokens(minimal))
+    if not args.baseline_only:
+        measure_jax_reduce(path, row, args)
+    if args.baseline_only or not (args.skip_baseline or args.baselines):
+        reduced, tests, rejects, seconds = run_ddmin(path, source, args.jobs)
+        row.ddmin_tokens_after, row.ddmin_tests = count_tokens(reduced), tests
+        row.ddmin_syntax_rejects, row.ddmin_seconds = rejects, seconds
+        print(f"  line ddmin: {row.ddmin_tokens_after} tokens, {tests} tests (+{rejects} syntax rejects), "
+              f"{seconds:.1f}s", flush=True)
+    elif path.stem in earlier:
+        for field in ("ddmin_tokens_after", "ddmin_tests", "ddmin_syntax_rejects", "ddmin_seconds"):
+            setattr(row, field, earlier[path.stem][field])
+    return row
+
+
+def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     out = Path(args.out_dir) / f"{path.stem}.reduced.py"
     result = reduce(path, output=str(out), jobs=args.jobs)
     row.tokens_after, row.tests, row.seconds = result.tokens_after, result.tests, result.seconds
@@ -99,20 +114,33 @@ def measure(path: Path, args: argparse.Namespace) -> Row:
         fresh = reduce(path, output=str(out.with_suffix(".fresh.py")), jobs=args.jobs, pool=False)
         row.fresh_seconds, row.fresh_tokens_after = fresh.seconds, fresh.tokens_after
         print(f"  fresh interpreters: {fresh.tokens_after} tokens, {fresh.seconds:.1f}s", flush=True)
-    if not args.skip_baseline:
-        reduced, tests, rejects, seconds = run_ddmin(path, source, args.jobs)
-        row.ddmin_tokens_after, row.ddmin_tests = count_tokens(reduced), tests
-        row.ddmin_syntax_rejects, row.ddmin_seconds = rejects, seconds
-        print(f"  line ddmin: {row.ddmin_tokens_after} tokens, {tests} tests (+{rejects} syntax rejects), "
-              f"{seconds:.1f}s", flush=True)
-    return row
+
+
+def machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, jax {jax.__version__}"
 
 
 def fmt(value, spec: str = "") -> str:
     return "-" if value is None else format(value, spec)
 
 
+def baseline_report(rows: list[Row]) -> list[str]:
+    lines = ["| program | tokens | minimal | ddmin tokens | ddmin ratio | ddmin tests | ddmin syntax rej. | ddmin s |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r.name} | {r.tokens_before} | {r.minimal_tokens} | {r.ddmin_tokens_after} | "
+                     f"{r.ddmin_tokens_after / r.minimal_tokens:.1f}x | {r.ddmin_tests} | {r.ddmin_syntax_rejects} | "
+                     f"{r.ddmin_seconds:.0f} |")
+    ratios = [r.ddmin_tokens_after / r.minimal_tokens for r in rows]
+    return [f"- line ddmin only: {sum(r.ddmin_tests for r in rows)} tests; final size / minimal: median "
+            f"{statistics.median(ratios):.2f}x, max {max(ratios):.2f}x", "", *lines]
+
+
 def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
+    if args.baseline_only:
+        return "\n".join([f"Run on {datetime.date.today().isoformat()} ({machine()}) with "
+                          f"`{' '.join(['python'] + sys.argv)}`, {wall / 60:.0f} minutes in all.", "",
+                          *baseline_report(rows)])
     pass_names = sorted({name for row in rows for name in row.passes})
     head = ["program", "tokens", "minimal", "reduced", "ratio", "tests", "seconds", "sig kept"]
     head += [f"-{name}" for name in pass_names]
@@ -148,9 +176,8 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
             f"(jax-reduce: {sum(r.tokens_after for r in ddmin_rows)}); smaller result on "
             f"{sum(r.tokens_after < r.ddmin_tokens_after for r in ddmin_rows)}/{len(ddmin_rows)} programs, "
             f"fewer tests on {sum(r.tests < r.ddmin_tests for r in ddmin_rows)}/{len(ddmin_rows)}")
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, jax {jax.__version__}"
     return "\n".join([
-        f"Run on {datetime.date.today().isoformat()} ({machine}) with `{' '.join(['python'] + sys.argv)}`, "
+        f"Run on {datetime.date.today().isoformat()} ({machine()}) with `{' '.join(['python'] + sys.argv)}`, "
         f"--jobs {args.jobs}, {wall / 60:.0f} minutes in all.",
         "",
         *summary,
@@ -170,16 +197,21 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--skip-fresh", action="store_true", help="skip the fresh-interpreter comparison")
     parser.add_argument("--skip-baseline", action="store_true", help="skip the line ddmin baseline")
+    parser.add_argument("--baseline-only", action="store_true",
+                        help="run only the line ddmin baseline (it does not depend on jax-reduce's passes)")
+    parser.add_argument("--baselines", metavar="JSON",
+                        help="take the ddmin columns from an earlier --baseline-only run's .json instead of re-running")
     parser.add_argument("--out-dir", default="/tmp/jax-reduce-bench", help="where reduced programs go")
     parser.add_argument("--results", default=str(HERE / "results.md"))
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     start = time.perf_counter()
+    earlier = {r["name"]: r for r in json.loads(Path(args.baselines).read_text())} if args.baselines else {}
     rows: list[Row] = []
     chosen = programs(args.only)
     for path in chosen:
         print(path.name, flush=True)
-        rows.append(measure(path, args))
+        rows.append(measure(path, args, earlier))
         # Rewritten after every program, so an interrupted run still leaves honest partial results.
         text = report(rows, args, time.perf_counter() - start)
         partial = "" if len(rows) == len(chosen) else f"**Partial run: {len(rows)} of {len(chosen)} programs.**\n\n"
