@@ -48,15 +48,23 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=40)
     args = parser.parse_args()
     fresh = FreshExecutor()
-    pools = {jobs: PoolExecutor(jobs) for jobs in (1, 2)}
+    # (label, jobs, options): the previous design (a child forked per candidate), each improvement, both jobs.
+    configs = [
+        ("pool, child per candidate", 1, dict(in_place=False, share_compilations=False)),
+        ("pool, child per candidate, shared compilations", 1, dict(in_place=False)),
+        ("pool, warm runner (default)", 1, {}),
+        ("pool, child per candidate", 2, dict(in_place=False, share_compilations=False)),
+        ("pool, warm runner (default)", 2, {}),
+    ]
+    pools = {(label, jobs): PoolExecutor(jobs, **options) for label, jobs, options in configs}
     rows = []
     try:
         for label, source in (("JAX repro", REPRO), ("empty (overhead)", EMPTY)):
             fresh_rate, fresh_median = measure(fresh, source, max(8, args.candidates // 4), 1)
             rows.append((label, "fresh interpreter, 1 job", fresh_rate, fresh_median, 1.0))
-            for jobs, pool in pools.items():
+            for (name, jobs), pool in pools.items():
                 rate, median = measure(pool, source, args.candidates, jobs)
-                rows.append((label, f"warm pool, {jobs} job{'s' if jobs > 1 else ''}", rate, median, rate / fresh_rate))
+                rows.append((label, f"{name}, {jobs} job{'s' if jobs > 1 else ''}", rate, median, rate / fresh_rate))
     finally:
         for pool in pools.values():
             pool.close()

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from reducer.isolation import patches_modules
 from reducer.oracle import Cancelled
 from reducer.pool import PoolExecutor, needs_fresh_interpreter, top_level_imports
 from reducer.signature import Kind, Signature
@@ -50,14 +51,23 @@ def test_success(pool):
     "sys.path.insert(0, '/leak')",
     "sys.setrecursionlimit(50)",
     "import builtins; builtins.leak = 1",
+    # patches that only show at run time, through a helper: the runner notices and retires
+    "def patch(module, name):\n    vars(module)[name] = None\npatch(jnp, 'add')",
+    "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()",
+    "import numpy as np; np.seterr(all='raise'); np.random.seed(7)",
+    "import warnings; warnings.simplefilter('error')",
+    "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); signal.alarm(1000)",
 ])
 def test_no_state_leaks_into_the_next_candidate(pool, mutation):
     probe = """
-    import os, sys, builtins
+    import os, sys, builtins, threading, signal, warnings
+    import numpy as np
     import jax, jax.numpy as jnp
     state = (jnp.ones(1).dtype.name, jax.config.jax_debug_nans, jnp.add is None, jnp.float32 is None,
              hasattr(jax, '_leak'), os.getcwd() == '/', 'LEAK' in os.environ, '/leak' in sys.path,
-             sys.getrecursionlimit(), hasattr(builtins, 'leak'))
+             sys.getrecursionlimit(), hasattr(builtins, 'leak'), threading.active_count(), np.geterr()['divide'],
+             np.random.get_state()[1][0] == np.random.RandomState(7).get_state()[1][0], warnings.filters[0][0], signal.getsignal(signal.SIGTERM),
+             signal.alarm(0))
     raise RuntimeError(repr(state))
     """
     before = run(pool, probe)
@@ -68,6 +78,51 @@ def test_no_state_leaks_into_the_next_candidate(pool, mutation):
         after = run(pool, probe)
         assert after.message == before.message
     assert "float32" in before.message
+
+
+def test_candidates_run_in_place_on_a_warm_runner():
+    pool = PoolExecutor(1)
+    try:
+        for i in range(5):
+            assert run(pool, f"# {i}\n{BROADCAST}").exc_type == "TypeError"
+        assert (pool.stats.in_place, pool.stats.runners, pool.stats.own_child) == (5, 1, 0)
+        assert run(pool, "import os\nos.abort()\n").kind is Kind.CRASH
+        assert run(pool, BROADCAST).exc_type == "TypeError"
+        assert pool.stats.runners == 2 and pool.stats.retired["died"] == 1
+        assert run(pool, "import jax\njax.numpy.add = None\nraise ValueError\n").exc_type == "ValueError"
+        assert pool.stats.own_child == 1  # a visible patch gets a child of its own
+    finally:
+        pool.close()
+
+
+def test_program_modules_are_imported_afresh_by_each_candidate(tmp_path):
+    (tmp_path / "helper.py").write_text("STATE = []\n")
+    mutate = "import helper\nhelper.STATE.append(1)\nraise ValueError(len(helper.STATE))\n"
+    executor = PoolExecutor(1, sys_path=str(tmp_path), preload=["helper"])
+    try:
+        assert [run(executor, f"# {i}\n{mutate}").message for i in range(3)] == ["1", "1", "1"]
+        assert executor.stats.runners == 1
+    finally:
+        executor.close()
+
+
+def test_a_child_process_left_running_retires_the_runner(pool):
+    source = "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+    retired = pool.stats.retired["a child process is still running"]
+    assert run(pool, source).kind is Kind.SUCCESS
+    assert pool.stats.retired["a child process is still running"] == retired + 1
+
+
+@pytest.mark.parametrize("source,patches", [
+    ("import jax.numpy as jnp\njnp.add = None\n", True),
+    ("import jax\njax.config.jax_enable_x64 = True\n", True),
+    ("from jax import lax\ndel lax.add\n", True),
+    ("import numpy as np\nsetattr(np, 'x', 1)\n", True),
+    ("import jax\nclass A:\n    pass\na = A()\na.x = 1\njax.config.update('jax_enable_x64', True)\n", False),
+    ("x = [1]\nx[0] = 2\n", False),
+])
+def test_patches_modules(source, patches):
+    assert patches_modules(source) is patches
 
 
 def test_candidates_run_in_private_directories_and_writes_vanish(pool, tmp_path):

@@ -1,0 +1,238 @@
+"""What a warm runner saves before an in-place candidate and puts back after it, and when it gives up.
+
+A runner (see :mod:`reducer.pool`) runs many candidates one after another in one process, with the JAX
+backend and jax's in-memory caches warm. Each candidate must still behave as if it ran alone, so the
+runner takes a :class:`Snapshot` once, when it starts, and after every candidate:
+
+* restores what a candidate may legitimately change and what can be put back exactly: jax config,
+  environment, cwd, ``sys.path``/``argv``/streams/hooks, recursion limit, warnings filters, numpy's error
+  and print settings, the ``random``/``numpy.random`` global states, signal handlers and timers, and the
+  program's own modules (dropped so the next candidate imports them afresh);
+* checks what cannot be put back safely: a monkeypatched jax/numpy/builtins module or array class, a
+  thread still running, a trace left open inside jax, a runner grown too big. Any of these makes the
+  runner *dirty*: it reports the candidate's outcome and exits, and the next candidate gets a new runner
+  forked from the pristine zygote.
+
+Sources that plainly patch modules (:func:`patches_modules`) skip the runner and get a child of their own.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import random
+import signal
+import site
+import sys
+import sysconfig
+import tempfile
+import threading
+import warnings
+from typing import Any
+
+# Modules and classes whose attributes a candidate must not leave changed (checked by identity).
+WATCHED_MODULES = ("builtins", "jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util",
+                   "jax.scipy.special", "numpy", "jax._src.core", "jax._src.api", "jax._src.numpy.lax_numpy")
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
+            signal.SIGCHLD, signal.SIGPIPE, signal.SIGVTALRM, signal.SIGPROF)
+MAX_RSS_BYTES = 6 << 30  # a runner that has grown past this is replaced (memory is not given back to the OS)
+
+
+def patches_modules(source: str) -> bool:
+    """Whether a candidate visibly patches modules or the interpreter: it then runs in its own fork."""
+    if any(word in source for word in ("setattr", "sys.modules", "builtins", "__dict__", "delattr")):
+        return True
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _root_name(target) in imported:
+                return True
+    return False
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _installed_prefixes() -> tuple[str, ...]:
+    """Where installed code lives (stdlib, site-packages, this package): never program state, even when the
+    program's directory contains them (a repro next to its virtualenv)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    libraries = sysconfig.get_paths()
+    paths = {libraries[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")} | set(site.getsitepackages())
+    paths.add(here)
+    return tuple(os.path.join(p, "") for p in paths)
+
+
+_INSTALLED = _installed_prefixes()
+
+
+def _identities(namespace: dict[str, Any]) -> dict[str, int]:
+    return {name: id(value) for name, value in namespace.items()}
+
+
+def _watched_namespaces() -> list[tuple[str, dict[str, Any]]]:
+    spaces = [(name, vars(sys.modules[name])) for name in WATCHED_MODULES if name in sys.modules]
+    jax = sys.modules.get("jax")
+    core = sys.modules.get("jax._src.core")
+    classes = [getattr(jax, "Array", None), getattr(core, "Tracer", None)]
+    impl = sys.modules.get("jax._src.array")
+    classes.append(getattr(impl, "ArrayImpl", None))
+    spaces += [(cls.__qualname__, cls.__dict__) for cls in classes if isinstance(cls, type)]
+    return spaces
+
+
+def _jax_config() -> dict[str, Any]:
+    from jax._src import config
+
+    return {name: holder.value for name, holder in config.config._value_holders.items()}
+
+
+def _rss_bytes() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+@dataclasses.dataclass
+class Snapshot:
+    """The runner's pristine state, taken once before its first candidate."""
+
+    environ: dict[str, str]
+    cwd: str
+    sys_path: list[str]
+    argv: list[str]
+    streams: tuple[Any, ...]
+    hooks: tuple[Any, ...]
+    recursion_limit: int
+    warning_filters: list[Any]
+    numpy_err: dict[str, str]
+    numpy_print: dict[str, Any]
+    random_state: Any
+    numpy_random_state: Any
+    handlers: dict[int, Any]
+    modules: frozenset[str]
+    main: Any
+    threads: int
+    config: dict[str, Any]
+    watched: dict[str, dict[str, int]]
+    umask: int
+
+    @classmethod
+    def take(cls) -> Snapshot:
+        import numpy as np
+
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return cls(
+            environ=dict(os.environ), cwd=os.getcwd(), sys_path=list(sys.path), argv=list(sys.argv),
+            streams=(sys.stdin, sys.stdout, sys.stderr), hooks=(sys.excepthook, sys.displayhook),
+            recursion_limit=sys.getrecursionlimit(), warning_filters=list(warnings.filters),
+            numpy_err=np.geterr(), numpy_print=np.get_printoptions(), random_state=random.getstate(),
+            numpy_random_state=np.random.get_state(), handlers={s: signal.getsignal(s) for s in _SIGNALS},
+            modules=frozenset(sys.modules), main=sys.modules.get("__main__"), threads=threading.active_count(), config=_jax_config(),
+            watched={name: _identities(space) for name, space in _watched_namespaces()}, umask=umask,
+        )
+
+    def restore(self, workdir: str, program_dir: str) -> list[str]:
+        """Put back what can be put back; return why the runner must retire (empty when it need not)."""
+        import numpy as np
+
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        for signum, handler in self.handlers.items():
+            if signal.getsignal(signum) is not handler and handler is not None:
+                signal.signal(signum, handler)
+        sys.settrace(None)
+        sys.setprofile(None)
+        os.chdir(self.cwd)
+        os.umask(self.umask)
+        if os.environ != self.environ:
+            os.environ.clear()
+            os.environ.update(self.environ)
+        tempfile.tempdir = None
+        sys.path = list(self.sys_path)
+        sys.argv = list(self.argv)
+        sys.stdin, sys.stdout, sys.stderr = self.streams
+        sys.excepthook, sys.displayhook = self.hooks
+        sys.setrecursionlimit(self.recursion_limit)
+        if warnings.filters != self.warning_filters:
+            warnings.filters[:] = self.warning_filters
+            warnings._filters_mutated()  # type: ignore[attr-defined]  # resets the "already warned" registries
+        np.seterr(**self.numpy_err)
+        np.set_printoptions(**self.numpy_print)
+        random.setstate(self.random_state)
+        np.random.set_state(self.numpy_random_state)
+        self._drop_program_modules([workdir] + ([program_dir] if program_dir else []))
+        _close_files_under(workdir)
+        return self._restore_config() + self._dirt()
+
+    def _drop_program_modules(self, directories: list[str]) -> None:
+        # Modules from the program's own directory (preloaded by the zygote or imported by the candidate)
+        # are program state a candidate may have changed: the next candidate imports them afresh, as a
+        # fresh interpreter would. Installed modules (jax's lazy imports) stay loaded.
+        prefixes = tuple({os.path.join(p, "") for d in directories for p in (d, os.path.realpath(d))})
+        for name, module in list(sys.modules.items()):
+            path = getattr(module, "__file__", None)
+            if isinstance(path, str) and path.startswith(prefixes) and not path.startswith(_INSTALLED):
+                del sys.modules[name]
+        sys.modules["__main__"] = self.main
+
+    def _restore_config(self) -> list[str]:
+        import jax
+
+        reasons = []
+        for name, value in _jax_config().items():
+            wanted = self.config.get(name, value)
+            if value is not wanted and value != wanted:
+                try:
+                    jax.config.update(name, wanted)
+                except Exception as err:  # noqa: BLE001 - a setting that cannot be changed back
+                    reasons.append(f"jax config {name} could not be restored: {err}")
+        return reasons
+
+    def _dirt(self) -> list[str]:
+        from jax._src import core
+
+        reasons = []
+        for name, space in _watched_namespaces():
+            before = self.watched.get(name)
+            if before is not None and _identities(space) != before:
+                reasons.append(f"{name} was patched")
+        if threading.active_count() > self.threads:
+            reasons.append("a thread is still running")
+        if not core.trace_state_clean():
+            reasons.append("a jax trace was left open")
+        if _rss_bytes() > MAX_RSS_BYTES:
+            reasons.append("the runner grew too big")
+        return reasons
+
+
+def _close_files_under(workdir: str) -> None:
+    """Close descriptors the candidate left open on its own files (its directory is about to go)."""
+    prefix = os.path.realpath(workdir) + os.sep
+    for entry in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{entry}")
+        except OSError:
+            continue
+        if target.startswith(prefix):
+            try:
+                os.close(int(entry))
+            except OSError:
+                pass

@@ -1,0 +1,372 @@
+"""Inside a pool worker: the zygote, and the processes it forks to run candidates.
+
+A *zygote* is a fresh interpreter that imports jax, numpy and the program's own top-level imports and
+never starts the JAX backend (XLA's thread pools do not survive ``fork``). It runs each candidate in one
+of two ways:
+
+* **in place, on a runner** (the default): a child forked from the zygote that starts the backend once
+  and then runs candidate after candidate in its own interpreter, so jax's in-memory caches and the
+  backend stay warm (a small candidate costs a few milliseconds instead of ~80). Between candidates the
+  runner restores or checks everything a candidate could leave behind (:mod:`reducer.isolation`); when
+  it cannot vouch for its state, or the candidate crashed, hung or was cancelled, the runner goes and
+  the next candidate gets a new one, forked from the pristine zygote in ~20 ms.
+* **in a child of its own**, forked for that candidate and gone after it: for candidates that patch
+  modules where everyone can see it, and under a memory cap (a runner's address space is shared by all
+  its candidates, so a per-candidate ``RLIMIT_AS`` needs a process per candidate).
+
+All of a pool's processes share one persistent XLA compilation cache in a private directory, so most
+compilations, which recur from one near-identical candidate to the next, are read back, not redone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from multiprocess.connection import Connection
+
+from reducer.isolation import Snapshot, patches_modules
+from reducer.oracle import CANDIDATE_FILENAME, finished_outcome, read_tail
+from reducer.runner import run_and_judge
+from reducer.signature import Kind, Outcome
+
+BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
+# Imported lazily by jax's first lowering (~30 ms in every child otherwise); they start no threads.
+LOWERING_PRELOAD = ("jax._src.compilation_cache", "jaxlib.mlir._mlir_libs._mlirHlo", "jaxlib.mlir.dialects.builtin",
+                    "jaxlib.mlir.dialects.mhlo", "jaxlib.mlir.extras.meta")
+RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
+
+
+def _backend_started() -> bool:
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    return bool(getattr(bridge, "_backends", None))
+
+
+def _share_compilations(cache_dir: str) -> None:
+    """Point jax's persistent compilation cache at the pool's private directory, for every compilation.
+
+    Entries are keyed by the whole HLO module, compile options and jax/XLA versions, and only successful
+    compilations are stored, so a compile error or crash still happens in every candidate that causes it.
+    """
+    import jax
+
+    jax.config.update("jax_compilation_cache_dir", cache_dir)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One candidate, as the reducer sends it to a zygote."""
+
+    source: str
+    timeout: float
+    sys_path: str
+    memory_mb: int
+    check: bytes | None
+    in_place: bool
+
+
+def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "") -> None:
+    """Entry point of a worker process, talking to the reducer over the socket ``fd``."""
+    conn = Connection(fd)
+    if sys_path:
+        sys.path.insert(0, sys_path)
+    for name in BASE_PRELOAD:
+        __import__(name)
+    for name in LOWERING_PRELOAD:
+        try:
+            __import__(name)
+        except ImportError:  # another jaxlib layout: the child imports what it needs itself
+            pass
+    if cache_dir:
+        _share_compilations(cache_dir)
+    skipped: list[str] = []
+    for name in preload:
+        try:
+            __import__(name)
+        except BaseException:  # noqa: BLE001 - a module that fails to import is simply not preloaded
+            skipped.append(name)
+    unsafe = _backend_started() or threading.active_count() > 1
+    if sys_path:
+        sys.path.remove(sys_path)
+    conn.send(("ready", unsafe, skipped))
+    if unsafe:
+        return  # the parent restarts this worker without the program's imports
+    zygote = Zygote(conn)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)
+        if message[0] == "run":
+            conn.send(zygote.serve(message[1]))
+        elif message[0] == "exit":
+            os._exit(0)
+        # a "cancel" that arrives after its candidate finished is stale: ignore it
+
+
+# --- the zygote's side --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Runner:
+    pid: int
+    conn: Connection
+    exit_fd: int  # a pidfd: readable once the runner has exited
+    served: int = 0
+
+
+class Zygote:
+    """Serves candidates in a zygote, keeping at most one runner alive."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn  # to the reducer: replies, and cancels while a candidate runs
+        self.runner: _Runner | None = None
+
+    def serve(self, job: Job) -> tuple:
+        """Run one candidate; reply ``("done", outcome_json, how)`` or ``("cancelled", how)``."""
+        workdir = tempfile.mkdtemp(prefix="jax-reduce-")
+        try:
+            if job.in_place and not job.memory_mb and not patches_modules(job.source):
+                return self._on_runner(job, workdir)
+            return self._in_own_child(job, workdir)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    # in place ------------------------------------------------------------------------------------------
+
+    def _on_runner(self, job: Job, workdir: str) -> tuple:
+        how = {"runner": "reused"}
+        if self.runner is None:
+            self.runner = self._fork_runner()
+            how["runner"] = "new"
+        runner = self.runner
+        start = time.perf_counter()
+        runner.conn.send((job.source, workdir, job.sys_path, job.check))
+        runner.served += 1
+        while True:
+            remaining = start + job.timeout - time.perf_counter()
+            if remaining <= 0:
+                self._end_runner()
+                return "done", Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start).to_json(), how
+            readable, _, _ = select.select([runner.conn, runner.exit_fd, self.conn], [], [], remaining)
+            reply = _receive(runner.conn) if runner.conn in readable else None
+            if reply is not None:
+                reported, dirt = reply
+                if dirt or runner.served >= RUNNER_LIFETIME:
+                    how["retired"] = dirt or ["lifetime"]
+                    self._end_runner()
+                return "done", dataclasses.replace(Outcome.from_json(reported),
+                                                   seconds=time.perf_counter() - start).to_json(), how
+            if runner.exit_fd in readable or runner.conn in readable:  # died, maybe mid-reply
+                status = self._end_runner()
+                outcome = finished_outcome(_returncode(status), None, read_tail(Path(workdir) / ".stderr"),
+                                           time.perf_counter() - start)
+                how["retired"] = ["died"]
+                return "done", outcome.to_json(), how
+            if self.conn in readable and self.conn.recv()[0] == "cancel":
+                self._end_runner()
+                return "cancelled", how
+
+    def _fork_runner(self) -> _Runner:
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ours.close()
+                self.conn.close()  # candidates must not talk to the reducer's pipe
+                _runner_main(Connection(theirs.detach()))
+            finally:
+                os._exit(0)
+        theirs.close()
+        return _Runner(pid, Connection(ours.detach()), os.pidfd_open(pid))
+
+    def _end_runner(self) -> int:
+        """Kill the runner and everything it started; return its wait status."""
+        runner, self.runner = self.runner, None
+        assert runner is not None
+        status = _kill(runner.pid)
+        runner.conn.close()
+        os.close(runner.exit_fd)
+        return status
+
+    # in a child of its own ------------------------------------------------------------------------------
+
+    def _in_own_child(self, job: Job, workdir: str) -> tuple:
+        read_fd, write_fd = os.pipe()
+        start = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            self.conn.close()
+            _own_child(job, workdir, write_fd)
+        os.close(write_fd)
+        try:
+            return (*_watch(self.conn, pid, read_fd, start, job.timeout, workdir), {"runner": "fork"})
+        finally:
+            os.close(read_fd)
+
+
+def _receive(conn: Connection) -> Any:
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        return None
+
+
+def _returncode(status: int) -> int:
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _kill(pid: int) -> int:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    return os.waitpid(pid, 0)[1]
+
+
+def _watch(conn: Any, pid: int, read_fd: int, start: float, timeout: float, workdir: str) -> tuple:
+    """Wait for a candidate's own child to report and exit, for its deadline, or for a cancel."""
+    exit_fd = os.pidfd_open(pid)  # readable once the child has exited
+    chunks: list[bytes] = []
+    try:
+        while True:
+            remaining = start + timeout - time.perf_counter()
+            if remaining <= 0:
+                _kill(pid)
+                return "done", Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start).to_json()
+            readable, _, _ = select.select([read_fd, exit_fd, conn], [], [], remaining)
+            if read_fd in readable:
+                chunk = os.read(read_fd, 1 << 16)
+                if chunk:
+                    chunks.append(chunk)
+            if conn in readable and conn.recv()[0] == "cancel":
+                _kill(pid)
+                return ("cancelled",)
+            if exit_fd in readable:
+                break
+        status = os.waitpid(pid, 0)[1]
+        chunks.extend(_drain(read_fd))
+    finally:
+        os.close(exit_fd)
+    try:
+        os.killpg(pid, signal.SIGKILL)  # anything the candidate left running in its group
+    except (ProcessLookupError, PermissionError):
+        pass
+    reported = Outcome.from_json(json.loads(b"".join(chunks))) if chunks else None
+    outcome = finished_outcome(_returncode(status), reported, read_tail(Path(workdir) / ".stderr"),
+                               time.perf_counter() - start)
+    return "done", outcome.to_json()
+
+
+def _drain(fd: int) -> list[bytes]:
+    os.set_blocking(fd, False)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return chunks
+        if not chunk:
+            return chunks
+        chunks.append(chunk)
+
+
+# --- in the forked processes --------------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:
+    """Have the kernel kill this process when its zygote dies (a candidate may kill the zygote)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _enter(workdir: str, sys_path: str) -> str:
+    """Make ``workdir`` the candidate's cwd, home and temp dir and its stderr's file; return the program path."""
+    os.chdir(workdir)
+    err = os.open(os.path.join(workdir, ".stderr"), os.O_WRONLY | os.O_CREAT, 0o600)
+    os.dup2(err, 2)
+    os.close(err)
+    os.environ.update({"HOME": workdir, "TMPDIR": workdir})
+    tempfile.tempdir = workdir
+    if sys_path:
+        sys.path.insert(0, sys_path)
+    return os.path.join(workdir, CANDIDATE_FILENAME)
+
+
+def _quiet_std_fds() -> int:
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    return null
+
+
+def _own_child(job: Job, workdir: str, write_fd: int) -> None:
+    """A candidate's own child: isolate, run it, report, exit without teardown."""
+    try:
+        os.setsid()  # own process group: a timeout kills everything the candidate starts
+        _quiet_std_fds()
+        program = _enter(workdir, job.sys_path)
+        if job.memory_mb:
+            import resource
+
+            limit = job.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        Path(program).write_text(job.source)
+        outcome = run_and_judge(job.source, program, job.check)
+        data = json.dumps(outcome.to_json()).encode()
+        while data:
+            data = data[os.write(write_fd, data):]
+    finally:
+        os._exit(0)
+
+
+def _runner_main(conn: Connection) -> None:
+    """A runner: candidates one after another in this process, state restored in between."""
+    os.setsid()
+    _die_with_parent()
+    null = _quiet_std_fds()
+    snapshot: Snapshot | None = None
+    while True:
+        try:
+            source, workdir, sys_path, check = conn.recv()
+        except (EOFError, OSError):
+            return
+        if snapshot is None:
+            snapshot = Snapshot.take()
+        program = _enter(workdir, sys_path)
+        Path(program).write_text(source)
+        outcome = run_and_judge(source, program, check)
+        os.dup2(null, 2)
+        dirt = snapshot.restore(workdir, sys_path) + _children_left()
+        conn.send((outcome.to_json(), dirt))
+        if dirt:
+            return
+
+
+def _children_left() -> list[str]:
+    """Processes the candidate started and left running (they would outlive it into the next one)."""
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children") as f:
+                if f.read().strip():
+                    return ["a child process is still running"]
+        except OSError:
+            continue
+    return []
