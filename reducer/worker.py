@@ -232,10 +232,13 @@ def _returncode(status: int) -> int:
 
 
 def _kill(pid: int) -> int:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """Kill a forked process and its process group; return its wait status."""
+    # The process itself first: right after the fork it may not have made its own group yet.
+    for kill in (os.kill, os.killpg):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     return os.waitpid(pid, 0)[1]
 
 
