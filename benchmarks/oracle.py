@@ -68,6 +68,12 @@ def main() -> None:
     finally:
         for pool in pools.values():
             pool.close()
+    for (name, jobs), pool in pools.items():
+        if pool.in_place:
+            retired = ", ".join(f"{why}: {n}" for why, n in pool.stats.retired.items()) or "none"
+            print(f"{name}, {jobs} jobs: {pool.stats.in_place} candidates in place on {pool.stats.runners} runners "
+                  f"(retired: {retired}), {pool.stats.own_child} in a child of their own")
+    print()
     print("| workload | executor | candidates/s | median s/candidate | vs fresh |")
     print("|---|---|---|---|---|")
     for label, executor, rate, median, ratio in rows:

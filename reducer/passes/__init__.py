@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from reducer.passes.base import REMOVE, Edit, EditPass, Pass
 from reducer.passes.cleanup import UnusedDefinitionsPass
+from reducer.passes.constants import ConstantPass
 from reducer.passes.fields import NamedTupleFieldsPass
 from reducer.passes.hoist import HoistPass
 from reducer.passes.inline import InlinePass
@@ -28,6 +29,7 @@ def default_passes() -> list[Pass]:
         UnusedParametersPass(),
         NamedTupleFieldsPass(),
         LiteralPass(),
+        ConstantPass(),
         TidyPass(),
     ]
 
@@ -38,6 +40,6 @@ def statement_passes() -> list[Pass]:
 
 
 __all__ = [
-    "REMOVE", "Edit", "EditPass", "HoistPass", "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass",
+    "REMOVE", "ConstantPass", "Edit", "EditPass", "HoistPass", "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass",
     "UnusedDefinitionsPass", "UnusedParametersPass", "UnwrapPass", "default_passes", "statement_passes",
 ]

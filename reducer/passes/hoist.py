@@ -172,6 +172,11 @@ class _Collector(cst.CSTVisitor):
         if len(node.elements) == 1 and self._loads(node):
             self._offer(node, _first_elements(node))
 
+    def visit_Dict(self, node: cst.Dict) -> None:
+        entries = node.elements
+        if len(entries) == 1 and isinstance(entries[0], cst.DictElement) and self._loads(node):
+            self._offer(node, [entries[0].value])  # {"w": x} -> x: a pytree of one leaf, as the leaf
+
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self._offer(node, [cst.List([cst.Element(node.elt)]), *_iterated(node)])  # one item instead of a loop
 

@@ -6,7 +6,7 @@ import textwrap
 
 import libcst as cst
 
-from reducer.passes import HoistPass, InlinePass, LiteralPass, TidyPass, UnusedParametersPass, UnwrapPass
+from reducer.passes import ConstantPass, HoistPass, InlinePass, LiteralPass, TidyPass, UnusedParametersPass, UnwrapPass
 
 
 def candidates(pass_, source: str) -> list[str]:
@@ -400,3 +400,39 @@ def test_inline_lambda_called_where_it_is_written():
     z = (lambda a, b: a + b)(1, 2) * 3
     """)
     assert "\ny = forward()\n" in out[0] and "\nz = (1 + 2) * 3\n" in out[1]
+
+
+def test_constants_replace_computed_values_but_not_callees_targets_or_statements():
+    source = """
+    import jax
+    import jax.numpy as jnp
+    key, wk = jax.random.split(key)
+    x = jax.random.normal(wk, (3,)) * cfg.scale
+    y = f(x)[0]
+    x.attr = jnp.float32
+    print(x)
+    """
+    out = candidates(ConstantPass(), source)
+    assert "key, wk = 1.0\n" in out[0] and "key, wk = 0\n" in out[1]  # outer expressions first
+    for expected in ("x = 1.0\n", "x = jax.random.normal(wk, (3,)) * 1.0\n", "x = 0 * cfg.scale\n", "y = 1.0\n",
+                     "y = 0\n", "y = 1.0[0]\n"):
+        assert any(expected in candidate for candidate in out), expected
+    assert not any("x.attr = jnp.float32" not in c for c in out)  # no target, no module attribute
+    assert not any("print" not in c for c in out)  # a call that is a statement: the statement pass's job
+    assert not any("1.0(" in c or "0(" in c for c in out)  # never the thing called
+
+
+def test_constants_fold_appends_into_a_list_literal_at_the_last_append():
+    source = """
+    params = []
+    key, wk = split(key)
+    params.append(init(wk))
+    params.append(init(key))
+    step(params)
+    """
+    fold = candidates(ConstantPass(), source)[0]  # listed first: it only moves code
+    assert fold == textwrap.dedent("""
+    key, wk = split(key)
+    params = [init(wk), init(key)]
+    step(params)
+    """)
