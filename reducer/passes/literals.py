@@ -53,6 +53,8 @@ class _Collector(cst.CSTVisitor):
         self.ints: dict[int, list[cst.Integer]] = defaultdict(list)
         # Reads of names bound by `b, h, w = x.shape` or `for i, x in ...`, each with `1` fitted in its place.
         self.unpacked: dict[tuple[str, int], list[tuple[cst.Name, cst.BaseExpression]]] = {}
+        # `b, h, w = x.shape` statements whose every target is a name: (the statement line, its names' keys).
+        self.unpackings: list[tuple[cst.SimpleStatementLine, list[tuple[str, int]]]] = []
 
     def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get_metadata(ParentNodeProvider, node, None)
@@ -116,24 +118,37 @@ class _Collector(cst.CSTVisitor):
             self.edits.append(Edit(arg, REMOVE))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._unpacked(node.target)
+        keys = self._unpacked(node.target)
+        assign = self._parent(node)
+        line = self._parent(assign) if assign is not None else None
+        if (keys and isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+            self.unpackings.append((line, keys))
 
     def visit_For(self, node: cst.For) -> None:
         self._unpacked(node.target)
 
-    def _unpacked(self, target: cst.BaseExpression) -> None:
-        """Record the reads of each name that ``target`` unpacks into (of that binding's scope only)."""
+    def _unpacked(self, target: cst.BaseExpression) -> list[tuple[str, int]]:
+        """Record the reads of each name that ``target`` unpacks into (of that binding's scope only); return
+        the names' keys if every target is a plain name bound only here."""
         if not isinstance(target, (cst.Tuple, cst.List)):
-            return
+            return []
+        keys: list[tuple[str, int]] | None = []
         for element in target.elements:
             name = element.value
             scope = self.get_metadata(ScopeProvider, name, None) if isinstance(name, cst.Name) else None
-            if scope is None or (name.value, id(scope)) in self.unpacked:  # type: ignore[union-attr]
+            if scope is None:
+                keys = None  # a starred or nested target
                 continue
             key = (name.value, id(scope))  # type: ignore[union-attr]
+            bound_once = len(scope.assignments[name.value]) == 1  # type: ignore[union-attr]
+            keys = keys + [key] if keys is not None and bound_once else None
+            if key in self.unpacked:
+                continue
             reads = {id(access.node): access.node for assignment in scope.assignments[name.value]  # type: ignore[union-attr]
                      for access in assignment.references if isinstance(access.node, cst.Name)}
             self.unpacked[key] = [(read, fit(self._parent(read), cst.Integer("1"))) for read in reads.values()]
+        return keys or []
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         simpler = SIMPLER_DTYPES.get(node.attr.value)
@@ -147,6 +162,11 @@ class _Collector(cst.CSTVisitor):
             if reads:
                 (first, one), *rest = reads
                 self.edits.append(Edit(first, one, tuple(rest)))
+        for line, keys in self.unpackings:
+            # Every unpacked name at once, and the unpacking itself: smaller even when the names were as
+            # short as `1` (`b, h, w, c = x.shape` then `(b, c)` becomes `(1, 1)`).
+            reads = [pair for key in keys for pair in self.unpacked.get(key, [])]
+            self.edits.append(Edit(line, REMOVE, tuple(reads)))
         for value, nodes in sorted(self.ints.items(), key=lambda item: -item[0]):
             if value > 2 and len(nodes) > 1:
                 replacement = cst.Integer("2")

@@ -7,6 +7,9 @@ easier to read (and often names the transformation that matters). Edits:
   `partial(transformation, ...)` becomes its function argument, so `jax.jit(f)(x)` becomes `f(x)`;
 * a call of any other partial becomes the call it stands for: `partial(f, a, k=v)(b)` -> `f(a, b, k=v)`;
 * any decorator can go; dropping `@custom_vjp`/`@custom_jvp` also drops the `f.defvjp(...)` lines it needs;
+* each transformation removed is also offered together with numpy array constructors becoming jax.numpy
+  ones (`np.empty(s)` -> `jnp.empty(s)`): under `jit` a numpy input arrives as a JAX array, and without it
+  jax.numpy functions may hand numpy inputs to numpy, which fails with numpy's error instead of JAX's;
 * `lax.cond(p, t, f, *ops)` becomes `t(*ops)` or `f(*ops)`; `lax.switch(i, [a, b], *ops)` one branch;
   `fori_loop(lo, hi, body, init)` becomes `body(lo, init)`; `while_loop(c, body, init)` becomes
   `body(init)`; `scan(f, init, xs)` becomes `f(init, xs[0])`; `lax.map(f, xs)` becomes `f(xs[0])`.
@@ -27,6 +30,8 @@ TRANSFORMS = {
     "remat", "named_call", "custom_jvp", "custom_vjp", "shard_map", "xmap", "linearize_fn", "vectorize",
 }
 _PARTIALS = {"functools.partial", "partial"}
+_CONSTRUCTORS = {"array", "asarray", "empty", "zeros", "ones", "full", "arange", "linspace", "eye", "zeros_like",
+                 "ones_like", "full_like", "empty_like"}
 
 
 def is_transform(name: str) -> bool:
@@ -64,6 +69,13 @@ class _Collector(cst.CSTVisitor):
         self.aliases = import_aliases(module)
         self.module = module
         self.edits: list[Edit] = []
+        self.as_jax = _numpy_constructors_as_jax(module, self.aliases)
+
+    def _unwrap(self, node: cst.CSTNode, replacement: cst.CSTNode | object, extra: tuple = ()) -> None:
+        """Remove a transformation; also offer the same with numpy constructors made jax.numpy ones."""
+        self.edits.append(Edit(node, replacement, extra))  # type: ignore[arg-type]
+        if self.as_jax:
+            self.edits.append(Edit(node, replacement, extra + self.as_jax))  # type: ignore[arg-type]
 
     def name_of(self, node: cst.CSTNode) -> str:
         if not isinstance(node, (cst.Name, cst.Attribute)):
@@ -74,11 +86,11 @@ class _Collector(cst.CSTVisitor):
         name = self.name_of(node.func)
         args = _positional(node)
         if is_transform(name) and args:
-            self.edits.append(Edit(node, args[0].value))  # jax.jit(f, ...) -> f
+            self._unwrap(node, args[0].value)  # jax.jit(f, ...) -> f
         elif isinstance(node.func, cst.Call) and self.name_of(node.func.func) in _PARTIALS:
             inner = _positional(node.func)
             if inner and is_transform(self.name_of(inner[0].value)) and args:
-                self.edits.append(Edit(node, args[0].value))  # partial(jax.jit, ...)(f) -> f
+                self._unwrap(node, args[0].value)  # partial(jax.jit, ...)(f) -> f
             elif inner and not any(a.star for a in [*node.func.args, *node.args]):
                 self.edits.append(Edit(node, _called_directly(node.func, node)))
         self._control_flow(node, last_part(name) if name.startswith("jax") else "", args)
@@ -105,9 +117,32 @@ class _Collector(cst.CSTVisitor):
             extra: tuple = ()
             target = decorator.decorator
             base = target.func if isinstance(target, cst.Call) else target
-            if last_part(self.name_of(base)) in ("custom_vjp", "custom_jvp"):
+            name = self.name_of(base)
+            if last_part(name) in ("custom_vjp", "custom_jvp"):
                 extra = tuple((stmt, REMOVE) for stmt in _rule_statements(self.module, node.name.value))
-            self.edits.append(Edit(decorator, REMOVE, extra))
+            if is_transform(name) or (isinstance(target, cst.Call) and self.name_of(target.func) in _PARTIALS):
+                self._unwrap(decorator, REMOVE, extra)
+            else:
+                self.edits.append(Edit(decorator, REMOVE, extra))
+
+
+def _numpy_constructors_as_jax(module: cst.Module, aliases: dict[str, str]) -> tuple:
+    """(node, replacement) pairs turning `np.zeros` and friends (called) into `jnp.zeros`, if jax.numpy is
+    imported under some name."""
+    jnp = next((name for name, full in aliases.items() if full == "jax.numpy"), None)
+    if jnp is None:
+        return ()
+    found: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and aliases.get(func.value.value) == "numpy" and func.attr.value in _CONSTRUCTORS):
+                found.append((func.value, cst.Name(jnp)))
+
+    module.visit(_Finder())
+    return tuple(found)
 
 
 def _is_none(node: cst.CSTNode) -> bool:

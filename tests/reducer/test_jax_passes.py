@@ -436,3 +436,27 @@ def test_constants_fold_appends_into_a_list_literal_at_the_last_append():
     params = [init(wk), init(key)]
     step(params)
     """)
+
+
+def test_unwrap_also_offers_numpy_constructors_as_jax_numpy():
+    source = """
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    @jax.jit
+    def f(x):
+        return jnp.reshape(x, (2, 3))
+    f(np.empty((4, 4)), np.float32)
+    """
+    plain, as_jax = candidates(UnwrapPass(), source)
+    assert "@jax.jit" not in plain and "f(np.empty((4, 4)), np.float32)" in plain
+    assert "@jax.jit" not in as_jax and "f(jnp.empty((4, 4)), np.float32)" in as_jax  # constructors only
+
+
+def test_literals_replace_a_whole_unpacking_by_ones():
+    source = """
+    b, h, w, c = x.shape
+    y = x.reshape(b, h * w, c)
+    """
+    out = candidates(LiteralPass(), source)
+    assert any(c.strip() == "y = x.reshape(1, 1 * 1, 1)" for c in out)  # the unpacking goes too
