@@ -144,6 +144,8 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         parts = [arg.value for arg in node.args if not arg.star]
+        # `sum(g(x) for x in xs)` -> `g(x)` in one step: each step alone (`sum(g(x))`, the bare generator) fails.
+        parts += [p.elt for p in parts if isinstance(p, (cst.GeneratorExp, cst.ListComp, cst.SetComp))]
         func = node.func
         if _is_name(func, "next") and len(parts) == 1 and isinstance(parts[0], cst.Call) and _is_name(parts[0].func, "iter"):
             parts = [*_first_elements(parts[0].args[0].value), *parts]  # next(iter([a, b])) -> a
@@ -181,7 +183,7 @@ class _Collector(cst.CSTVisitor):
         self._offer(node, [cst.List([cst.Element(node.elt)]), *_iterated(node)])  # one item instead of a loop
 
     def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._offer(node, _iterated(node))
+        self._offer(node, [*_iterated(node), node.elt])  # the element, when it does not need the loop
 
     def visit_SetComp(self, node: cst.SetComp) -> None:
         self._offer(node, _iterated(node))

@@ -460,3 +460,8 @@ def test_literals_replace_a_whole_unpacking_by_ones():
     """
     out = candidates(LiteralPass(), source)
     assert any(c.strip() == "y = x.reshape(1, 1 * 1, 1)" for c in out)  # the unpacking goes too
+
+
+def test_hoist_reaches_the_element_of_a_generator_argument():
+    out = candidates(HoistPass(), "y = sum(jnp.abs(g) for g in leaves)\n")
+    assert "y = jnp.abs(g)\n" in out and "y = leaves\n" in out
