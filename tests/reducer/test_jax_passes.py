@@ -464,4 +464,4 @@ def test_literals_replace_a_whole_unpacking_by_ones():
 
 def test_hoist_reaches_the_element_of_a_generator_argument():
     out = candidates(HoistPass(), "y = sum(jnp.abs(g) for g in leaves)\n")
-    assert "y = jnp.abs(g)\n" in out and "y = leaves\n" in out
+    assert "y = jnp.abs(g)\n" in out and "y = sum(leaves)\n" in out
