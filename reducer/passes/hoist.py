@@ -2,7 +2,7 @@
 
 Expressions: a call by one of its arguments (`jnp.tanh(x @ w)` -> `x @ w`), a binary or boolean operation by
 an operand, `-x` by `x`, `a[i]` and `x.T` by `a` and `x`, `a if c else b` by `a` or `b`, a comparison by its
-left side. Statements: `if`/`else` by one branch, a `for` or `while` loop by one pass of its body (binding the
+left side, `lambda a: f(a)` by `f`, a comprehension over a literal by the literal it builds. Statements: `if`/`else` by one branch, a `for` or `while` loop by one pass of its body (binding the
 loop variable to the first item), `with ... as v` by `v = ...` and its body.
 """
 
@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import Edit, EditPass, block_statements
-from reducer.passes.names import fit, import_aliases, names_in
+from reducer.passes.names import fit, import_aliases, names_in, substitute
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -78,6 +78,50 @@ def _iterated(node: cst.BaseComp | cst.DictComp) -> list[cst.BaseExpression]:
             return []
         return [iterable.func.value]  # a dict comprehension over `d.items()` rebuilds a dict like d
     return [iterable]
+
+
+def _unrolled(node: cst.ListComp | cst.DictComp) -> list[cst.BaseExpression]:
+    """A comprehension over a literal, written out: `{k: f(v) for k, v in {"a": x}.items()}` -> `{"a": f(x)}`,
+    `[f(x) for x in [a, b]]` -> `[f(a), f(b)]`."""
+    loop = node.for_in
+    if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None:
+        return []
+    if isinstance(node, cst.ListComp) and isinstance(loop.target, cst.Name) and isinstance(loop.iter, (cst.List, cst.Tuple)):
+        if not all(isinstance(e, cst.Element) for e in loop.iter.elements):
+            return []
+        name = loop.target.value
+        return [cst.List([cst.Element(substitute(node.elt, {name: e.value})) for e in loop.iter.elements])]
+    if not isinstance(node, cst.DictComp):
+        return []
+    targets = loop.target.elements if isinstance(loop.target, cst.Tuple) else []
+    iterable = loop.iter
+    if not (len(targets) == 2 and all(isinstance(t.value, cst.Name) for t in targets)
+            and isinstance(iterable, cst.Call) and not iterable.args and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value == "items" and isinstance(iterable.func.value, cst.Dict)
+            and all(isinstance(e, cst.DictElement) for e in iterable.func.value.elements)):
+        return []
+    key, value = (t.value.value for t in targets)
+    entries = []
+    for element in iterable.func.value.elements:
+        mapping = {key: element.key, value: element.value}
+        entries.append(cst.DictElement(substitute(node.key, mapping), substitute(node.value, mapping)))
+    return [cst.Dict(entries)]
+
+
+def _eta_reduced(node: cst.Lambda) -> list[cst.BaseExpression]:
+    """`lambda a, b: f(a, b)` -> `f` (when `f` itself does not use a or b)."""
+    params = node.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg or params.posonly_params:
+        return []
+    names = [p.name.value for p in params.params if p.default is None]
+    body = node.body
+    if len(names) != len(params.params) or not isinstance(body, cst.Call):
+        return []
+    args = [a.value for a in body.args if a.keyword is None and not a.star]
+    if len(args) != len(body.args) or [getattr(a, "value", None) for a in args] != names or not all(
+            isinstance(a, cst.Name) for a in args):
+        return []
+    return [] if names_in(body.func) & set(names) else [body.func]
 
 
 def unpacked_targets(node: cst.Assign) -> list[cst.BaseExpression] | None:
@@ -180,7 +224,7 @@ class _Collector(cst.CSTVisitor):
             self._offer(node, [entries[0].value])  # {"w": x} -> x: a pytree of one leaf, as the leaf
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._offer(node, [cst.List([cst.Element(node.elt)]), *_iterated(node)])  # one item instead of a loop
+        self._offer(node, [*_unrolled(node), cst.List([cst.Element(node.elt)]), *_iterated(node)])
 
     def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
         self._offer(node, [*_iterated(node), node.elt])  # the element, when it does not need the loop
@@ -189,7 +233,10 @@ class _Collector(cst.CSTVisitor):
         self._offer(node, _iterated(node))
 
     def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._offer(node, _iterated(node))
+        self._offer(node, [*_unrolled(node), *_iterated(node)])
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._offer(node, _eta_reduced(node))
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._offer(node, [node.body, node.orelse])

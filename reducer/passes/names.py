@@ -95,3 +95,46 @@ def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
 
     node.visit(_Names())
     return found
+
+
+class _Substitute(cst.CSTTransformer):
+    """Replace loads of names by expressions (attribute names and keywords are not loads)."""
+
+    def __init__(self, mapping: dict[str, cst.BaseExpression]):
+        super().__init__()
+        self.mapping = mapping
+        self.stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        result = super().on_leave(original_node, updated_node)
+        self.stack.pop()
+        return result
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+        return False  # substituting into an f-string could nest quotes Python 3.11 rejects
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        replacement = self.mapping.get(original_node.value)
+        if replacement is None:
+            return updated_node
+        return fit(self.stack[-2] if len(self.stack) > 1 else None, replacement)
+
+    def leave_Attribute(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_Param(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(name=original_node.name)
+
+    def leave_FunctionDef(self, original_node, updated_node):  # type: ignore[override]
+        return updated_node.with_changes(name=original_node.name)
+
+
+def substitute(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
+    return node.visit(_Substitute(mapping)) if mapping else node

@@ -465,3 +465,13 @@ def test_literals_replace_a_whole_unpacking_by_ones():
 def test_hoist_reaches_the_element_of_a_generator_argument():
     out = candidates(HoistPass(), "y = sum(jnp.abs(g) for g in leaves)\n")
     assert "y = jnp.abs(g)\n" in out and "y = sum(leaves)\n" in out
+
+
+def test_hoist_eta_reduces_lambdas_and_writes_out_comprehensions_over_literals():
+    out = candidates(HoistPass(), "g = jax.grad(lambda p, b: loss(p, b))\n")
+    assert "g = jax.grad(loss)\n" in out
+    assert "g = jax.grad(lambda p, b: loss(b, p))\n" not in candidates(HoistPass(), "g = jax.grad(lambda p, b: loss(b, p))\n")
+    out = candidates(HoistPass(), 'hp = {k: np.asarray(v) for k, v in {"lr": 0.1, "n": 2}.items()}\n')
+    assert 'hp = {"lr": np.asarray(0.1), "n": np.asarray(2)}\n' in out
+    out = candidates(HoistPass(), "ys = [f(x) for x in (a, b)]\n")
+    assert "ys = [f(a), f(b)]\n" in out
