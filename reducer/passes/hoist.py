@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import Edit, EditPass, block_statements
-from reducer.passes.names import fit, import_aliases, names_in, substitute
+from reducer.passes.names import as_jax_constructor, fit, import_aliases, names_in, qualified_name, substitute
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -171,7 +171,8 @@ class _Collector(cst.CSTVisitor):
 
     def __init__(self, module: cst.Module):
         super().__init__()
-        self.modules = set(import_aliases(module))  # names bound to imported modules or objects
+        self.aliases = import_aliases(module)
+        self.modules = set(self.aliases)  # names bound to imported modules or objects
         self.edits: list[Edit] = []
 
     def _loads(self, node: cst.CSTNode) -> bool:
@@ -190,6 +191,11 @@ class _Collector(cst.CSTVisitor):
         parts = [arg.value for arg in node.args if not arg.star]
         # `sum(g(x) for x in xs)` -> `g(x)` in one step: each step alone (`sum(g(x))`, the bare generator) fails.
         parts += [p.elt for p in parts if isinstance(p, (cst.GeneratorExp, cst.ListComp, cst.SetComp))]
+        if qualified_name(node.func, self.aliases).startswith("jax.numpy."):
+            # `jnp.concatenate([np.zeros(s)])` -> `jnp.zeros(s)`: what the jnp call was there for (making a
+            # JAX array of a numpy one) survives the hoist.
+            inner = [*parts, *(e for p in parts for e in _first_elements(p) if len(p.elements) == 1)]
+            parts += [j for j in (as_jax_constructor(p, self.aliases) for p in inner) if j is not None]
         func = node.func
         if _is_name(func, "next") and len(parts) == 1 and isinstance(parts[0], cst.Call) and _is_name(parts[0].func, "iter"):
             parts = [*_first_elements(parts[0].args[0].value), *parts]  # next(iter([a, b])) -> a

@@ -6,7 +6,9 @@
 * Floats become 1.0 or 0.0, strings "" (not dict keys or subscripts, which must keep matching).
 * Elements of lists, tuples, sets and dicts go one by one (a shape tuple loses axes), and so do call
   arguments (keyword arguments first).
-* A name bound by unpacking (`b, h, w, c = x.shape`) becomes `1` at every read.
+* A name bound by unpacking (`b, h, w, c = x.shape`) becomes `1` at every read; so do all of them at once,
+  with the unpacking removed, and, when `x` is made by a constructor with a literal shape, they also become
+  that shape's dimensions (a bug may need a size of 2 where 1 would broadcast).
 * Dtypes simplify: bfloat16, float16 and float64 become float32; int64 becomes int32; complex128 complex64.
 """
 
@@ -20,7 +22,7 @@ from libcst.metadata import (ExpressionContext, ExpressionContextProvider, Metad
                              ScopeProvider)
 
 from reducer.passes.base import REMOVE, Edit, EditPass
-from reducer.passes.names import fit
+from reducer.passes.names import fit, import_aliases, literal_shape
 
 SIMPLER_DTYPES = {"bfloat16": "float32", "float16": "float32", "float64": "float32", "int64": "int32",
                   "complex128": "complex64"}
@@ -46,15 +48,17 @@ def smaller_ints(value: int) -> list[int]:
 class _Collector(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider, ScopeProvider)
 
-    def __init__(self) -> None:
+    def __init__(self, module: cst.Module) -> None:
         super().__init__()
+        self.aliases = import_aliases(module)
         self.grouped: list[Edit] = []
         self.edits: list[Edit] = []
         self.ints: dict[int, list[cst.Integer]] = defaultdict(list)
         # Reads of names bound by `b, h, w = x.shape` or `for i, x in ...`, each with `1` fitted in its place.
         self.unpacked: dict[tuple[str, int], list[tuple[cst.Name, cst.BaseExpression]]] = {}
-        # `b, h, w = x.shape` statements whose every target is a name: (the statement line, its names' keys).
-        self.unpackings: list[tuple[cst.SimpleStatementLine, list[tuple[str, int]]]] = []
+        # `b, h, w = x.shape` statements whose every target is a name: (the statement line, its names' keys,
+        # the dimensions unpacked when they are literals in the program).
+        self.unpackings: list[tuple[cst.SimpleStatementLine, list[tuple[str, int]], list[cst.Integer] | None]] = []
 
     def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get_metadata(ParentNodeProvider, node, None)
@@ -123,7 +127,7 @@ class _Collector(cst.CSTVisitor):
         line = self._parent(assign) if assign is not None else None
         if (keys and isinstance(assign, cst.Assign) and len(assign.targets) == 1
                 and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
-            self.unpackings.append((line, keys))
+            self.unpackings.append((line, keys, self._static_shape(assign.value)))
 
     def visit_For(self, node: cst.For) -> None:
         self._unpacked(node.target)
@@ -150,6 +154,19 @@ class _Collector(cst.CSTVisitor):
             self.unpacked[key] = [(read, fit(self._parent(read), cst.Integer("1"))) for read in reads.values()]
         return keys or []
 
+    def _static_shape(self, value: cst.BaseExpression) -> list[cst.Integer] | None:
+        """The literal dimensions of `<constructor>.shape`, or of `x.shape` for an `x` bound once to one."""
+        if not (isinstance(value, cst.Attribute) and value.attr.value == "shape"):
+            return None
+        array = value.value
+        if isinstance(array, cst.Name):
+            scope = self.get_metadata(ScopeProvider, array, None)
+            bindings = list(scope.assignments[array.value]) if scope is not None else []
+            target = bindings[0].node if len(bindings) == 1 else None
+            assign = self._parent(self._parent(target)) if isinstance(target, cst.Name) else None
+            array = assign.value if isinstance(assign, cst.Assign) else None
+        return literal_shape(array, self.aliases) if array is not None else None
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         simpler = SIMPLER_DTYPES.get(node.attr.value)
         if simpler is not None and not self._is_store(node):
@@ -162,11 +179,15 @@ class _Collector(cst.CSTVisitor):
             if reads:
                 (first, one), *rest = reads
                 self.edits.append(Edit(first, one, tuple(rest)))
-        for line, keys in self.unpackings:
+        for line, keys, dims in self.unpackings:
             # Every unpacked name at once, and the unpacking itself: smaller even when the names were as
             # short as `1` (`b, h, w, c = x.shape` then `(b, c)` becomes `(1, 1)`).
             reads = [pair for key in keys for pair in self.unpacked.get(key, [])]
             self.edits.append(Edit(line, REMOVE, tuple(reads)))
+            if dims is not None and len(dims) == len(keys):
+                exact = [(read, fit(self._parent(read), dim)) for key, dim in zip(keys, dims)
+                         for read, _ in self.unpacked.get(key, [])]
+                self.edits.append(Edit(line, REMOVE, tuple(exact)))
         for value, nodes in sorted(self.ints.items(), key=lambda item: -item[0]):
             if value > 2 and len(nodes) > 1:
                 replacement = cst.Integer("2")
@@ -181,6 +202,6 @@ class LiteralPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collector = _Collector()
+        collector = _Collector(module)
         wrapper.visit(collector)
         return [*collector.grouped, *collector.edits]

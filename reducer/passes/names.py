@@ -138,3 +138,56 @@ class _Substitute(cst.CSTTransformer):
 
 def substitute(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
     return node.visit(_Substitute(mapping)) if mapping else node
+
+
+# Array constructors whose shape is a literal argument: the first positional (or `shape=`) for these ...
+_SHAPE_FIRST = {"zeros", "ones", "empty", "full"}
+# ... and `size=` for numpy.random, the second positional (or `shape=`) for jax.random.
+NUMPY_CONSTRUCTORS = _SHAPE_FIRST | {"array", "asarray", "arange", "linspace", "eye", "zeros_like", "ones_like",
+                                     "full_like", "empty_like"}
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[position].value if position < len(positional) else None
+
+
+def literal_shape(call: cst.BaseExpression, aliases: dict[str, str]) -> list[cst.Integer] | None:
+    """The dimensions of the array a constructor call makes, when they are written as integer literals:
+    `np.zeros((2, 3))` -> [2, 3]; `np.random.normal(size=4)` -> [4]; anything else -> None."""
+    if not isinstance(call, cst.Call):
+        return None
+    name = qualified_name(call.func, aliases)
+    if name.startswith(("numpy.", "jax.numpy.")) and last_part(name) in _SHAPE_FIRST and "random" not in name:
+        shape = _argument(call, 0, "shape")
+    elif name.startswith("numpy.random."):
+        shape = _argument(call, 99, "size")
+    elif name.startswith("jax.random."):
+        shape = _argument(call, 1, "shape")
+    else:
+        return None
+    if isinstance(shape, cst.Integer):
+        return [shape]
+    if isinstance(shape, (cst.Tuple, cst.List)) and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in shape.elements):
+        return [e.value for e in shape.elements]  # type: ignore[misc]
+    return None
+
+
+def as_jax_constructor(expr: cst.BaseExpression, aliases: dict[str, str]) -> cst.BaseExpression | None:
+    """`np.zeros(s)` -> `jnp.zeros(s)` (with the module's name for jax.numpy), also at the start of a chain of
+    method calls (`np.zeros(s).reshape(t)` -> `jnp.zeros(s).reshape(t)`); else None."""
+    jnp = next((name for name, full in aliases.items() if full == "jax.numpy"), None)
+    if jnp is None or not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute):
+        return None
+    func = expr.func
+    if isinstance(func.value, cst.Call):
+        receiver = as_jax_constructor(func.value, aliases)
+        return None if receiver is None else expr.with_changes(func=func.with_changes(value=receiver))
+    if (isinstance(func.value, cst.Name) and aliases.get(func.value.value) == "numpy"
+            and func.attr.value in NUMPY_CONSTRUCTORS):
+        return expr.with_changes(func=func.with_changes(value=cst.Name(jnp)))
+    return None

@@ -23,15 +23,13 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from reducer.passes.base import REMOVE, Edit, EditPass
-from reducer.passes.names import import_aliases, last_part, parenthesize, qualified_name
+from reducer.passes.names import as_jax_constructor, import_aliases, last_part, parenthesize, qualified_name
 
 TRANSFORMS = {
     "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",
     "remat", "named_call", "custom_jvp", "custom_vjp", "shard_map", "xmap", "linearize_fn", "vectorize",
 }
 _PARTIALS = {"functools.partial", "partial"}
-_CONSTRUCTORS = {"array", "asarray", "empty", "zeros", "ones", "full", "arange", "linspace", "eye", "zeros_like",
-                 "ones_like", "full_like", "empty_like"}
 
 
 def is_transform(name: str) -> bool:
@@ -127,19 +125,14 @@ class _Collector(cst.CSTVisitor):
 
 
 def _numpy_constructors_as_jax(module: cst.Module, aliases: dict[str, str]) -> tuple:
-    """(node, replacement) pairs turning `np.zeros` and friends (called) into `jnp.zeros`, if jax.numpy is
-    imported under some name."""
-    jnp = next((name for name, full in aliases.items() if full == "jax.numpy"), None)
-    if jnp is None:
-        return ()
+    """(call, replacement) pairs turning every `np.zeros(...)` and friends into `jnp.zeros(...)`."""
     found: list[tuple[cst.CSTNode, cst.CSTNode]] = []
 
     class _Finder(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                    and aliases.get(func.value.value) == "numpy" and func.attr.value in _CONSTRUCTORS):
-                found.append((func.value, cst.Name(jnp)))
+            converted = as_jax_constructor(node, aliases)
+            if converted is not None:
+                found.append((node, converted))
 
     module.visit(_Finder())
     return tuple(found)

@@ -475,3 +475,24 @@ def test_hoist_eta_reduces_lambdas_and_writes_out_comprehensions_over_literals()
     assert 'hp = {"lr": np.asarray(0.1), "n": np.asarray(2)}\n' in out
     out = candidates(HoistPass(), "ys = [f(x) for x in (a, b)]\n")
     assert "ys = [f(a), f(b)]\n" in out
+
+
+def test_literals_unpack_a_literal_shape_into_its_dimensions():
+    source = """
+    import numpy as np
+    imgs = np.empty((2, 8, 8, 3))
+    b, h, w, c = imgs.shape
+    y = imgs.reshape(b, h * w, c)
+    """
+    out = candidates(LiteralPass(), source)
+    assert any("b, h, w, c" not in c and "y = imgs.reshape(2, 8 * 8, 3)" in c for c in out)
+
+
+def test_hoist_keeps_the_jax_array_a_jnp_call_was_making():
+    source = """
+    import jax.numpy as jnp
+    import numpy as np
+    y = jnp.concatenate([np.zeros(3).reshape(1, 3)])
+    """
+    out = candidates(HoistPass(), source)
+    assert any("y = jnp.zeros(3).reshape(1, 3)\n" in c for c in out)
