@@ -5,7 +5,8 @@ one array, a config lookup, a normalised batch. Often the bug needs only *some* 
 there, so `jax.random.normal(wk, (3,))` can become `1.0` and the key-splitting above it dies (the cleanup
 pass removes it). Each computed expression (a call, subscript, attribute or operation that is read, not
 called or assigned to) is offered as `1.0` and as `0`, floats first since JAX code mostly computes floats;
-the oracle decides which survives.
+the oracle decides which survives. The length or shape of an array made with a literal shape is offered
+as that literal (`len(np.zeros((4, 3)))` -> `4`).
 
 `xs = []` followed by `xs.append(a)` and `xs.append(b)` becomes `xs = [a, b]`, written where the last append
 was (after the hoist pass unrolls a loop, this is how parameter lists look); the hoist pass can then reduce
@@ -20,7 +21,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass
-from reducer.passes.names import import_aliases, names_in
+from reducer.passes.names import import_aliases, literal_shape, names_in
 
 CONSTANTS = (cst.Float("1.0"), cst.Integer("0"))
 
@@ -30,7 +31,8 @@ class _Collector(cst.CSTVisitor):
 
     def __init__(self, module: cst.Module):
         super().__init__()
-        self.modules = set(import_aliases(module))
+        self.aliases = import_aliases(module)
+        self.modules = set(self.aliases)
         self.edits: list[Edit] = []
 
     def _replaceable(self, node: cst.BaseExpression) -> bool:
@@ -61,12 +63,20 @@ class _Collector(cst.CSTVisitor):
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
+            dims = literal_shape(node.args[0].value, self.aliases)
+            if dims and self._replaceable(node):
+                self.edits.append(Edit(node, dims[0]))  # len(np.zeros((4, 3))) -> 4
         self._offer(node)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         self._offer(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        dims = literal_shape(node.value, self.aliases) if node.attr.value == "shape" else None
+        if dims is not None and self._replaceable(node):
+            shape = cst.Tuple([cst.Element(d) for d in dims])  # np.zeros((4, 3)).shape -> (4, 3)
+            self.edits.append(Edit(node, shape))
         if not (isinstance(node.value, cst.Name) and node.value.value in self.modules):
             self._offer(node)  # `jnp.float32` and friends are names, not computed values
 

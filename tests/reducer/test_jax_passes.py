@@ -496,3 +496,13 @@ def test_hoist_keeps_the_jax_array_a_jnp_call_was_making():
     """
     out = candidates(HoistPass(), source)
     assert any("y = jnp.zeros(3).reshape(1, 3)\n" in c for c in out)
+
+
+def test_constants_fold_length_and_shape_of_literal_shaped_arrays():
+    source = """
+    import numpy as np
+    for i in range(len(np.random.normal(size=2))):
+        b, h = np.zeros((4, 3)).shape
+    """
+    out = candidates(ConstantPass(), source)
+    assert any("range(2)" in c for c in out) and any("b, h = (4, 3)" in c for c in out)
