@@ -150,12 +150,18 @@ class Zygote:
 
     def _on_runner(self, job: Job, workdir: str) -> tuple:
         how = {"runner": "reused"}
-        if self.runner is None:
+        start = time.perf_counter()
+        try:
+            if self.runner is None:
+                raise BrokenPipeError
+            self.runner.conn.send((job.source, workdir, job.sys_path, job.check))
+        except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
+            if self.runner is not None:
+                self._end_runner()
             self.runner = self._fork_runner()
             how["runner"] = "new"
+            self.runner.conn.send((job.source, workdir, job.sys_path, job.check))
         runner = self.runner
-        start = time.perf_counter()
-        runner.conn.send((job.source, workdir, job.sys_path, job.check))
         runner.served += 1
         while True:
             remaining = start + job.timeout - time.perf_counter()

@@ -95,6 +95,18 @@ def test_candidates_run_in_place_on_a_warm_runner():
         pool.close()
 
 
+def test_a_runner_killed_between_candidates_is_replaced():
+    pool = PoolExecutor(1)
+    try:
+        pid = int(run(pool, "import os\nraise ValueError(os.getpid())\n").message)
+        os.kill(pid, signal.SIGKILL)  # say, the OOM killer, while the runner waits for work
+        time.sleep(0.2)
+        assert run(pool, BROADCAST).exc_type == "TypeError"
+        assert pool.stats.runners == 2
+    finally:
+        pool.close()
+
+
 def test_program_modules_are_imported_afresh_by_each_candidate(tmp_path):
     (tmp_path / "helper.py").write_text("STATE = []\n")
     mutate = "import helper\nhelper.STATE.append(1)\nraise ValueError(len(helper.STATE))\n"
