@@ -191,11 +191,11 @@ class _Collector(cst.CSTVisitor):
         parts = [arg.value for arg in node.args if not arg.star]
         # `sum(g(x) for x in xs)` -> `g(x)` in one step: each step alone (`sum(g(x))`, the bare generator) fails.
         parts += [p.elt for p in parts if isinstance(p, (cst.GeneratorExp, cst.ListComp, cst.SetComp))]
+        parts += [e for p in list(parts) for e in _first_elements(p) if len(p.elements) == 1]  # f([x]) -> x
         if qualified_name(node.func, self.aliases).startswith("jax.numpy."):
             # `jnp.concatenate([np.zeros(s)])` -> `jnp.zeros(s)`: what the jnp call was there for (making a
             # JAX array of a numpy one) survives the hoist.
-            inner = [*parts, *(e for p in parts for e in _first_elements(p) if len(p.elements) == 1)]
-            parts += [j for j in (as_jax_constructor(p, self.aliases) for p in inner) if j is not None]
+            parts += [j for j in (as_jax_constructor(p, self.aliases) for p in list(parts)) if j is not None]
         func = node.func
         if _is_name(func, "next") and len(parts) == 1 and isinstance(parts[0], cst.Call) and _is_name(parts[0].func, "iter"):
             parts = [*_first_elements(parts[0].args[0].value), *parts]  # next(iter([a, b])) -> a
