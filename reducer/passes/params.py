@@ -1,4 +1,6 @@
-"""Remove function parameters nothing reads, together with the matching argument at every call site.
+"""Remove function parameters nothing reads, together with the matching argument at every call site; and
+flatten a parameter read only as `p["k"]` when every call passes a dict literal (`p["k"]` -> `p`, and
+`{"k": x, ...}` -> `x` at the calls), the shape a params pytree takes once a model is reduced to one leaf.
 
 Only for functions whose every use is a call that passes the arguments on as written: `f(a, b)`, or
 `jax.grad(f)(a, b)` through a transformation given nothing but the function (and `has_aux`). A function
@@ -66,6 +68,9 @@ class UnusedParametersPass(EditPass):
                 if call is not None:
                     read = names_in(node.body)
                     edits.extend(_removals(node.params, [call], lambda name: name in read))
+                    body_scope = scopes.get(node.body)
+                    if body_scope is not None:
+                        edits.extend(_flattenings(node.params, [call], _reads(body_scope), parents))
                 continue
             if not isinstance(node, cst.FunctionDef) or scope is None:
                 continue
@@ -77,6 +82,7 @@ class UnusedParametersPass(EditPass):
                 continue
             edits.extend(_removals(node.params, calls,
                                    lambda name: any(a.references for a in body_scope.assignments[name])))
+            edits.extend(_flattenings(node.params, calls, _reads(body_scope), parents))
         return edits
 
     @staticmethod
@@ -112,6 +118,52 @@ def _removals(params: cst.Parameters, calls: list[cst.Call], is_read: Callable[[
         if any(arg is None for arg in args) and param.default is None:
             continue  # some call site passes it in a way we cannot edit
         edits.append(Edit(param, REMOVE, tuple((arg, REMOVE) for arg in args if arg is not None)))
+    return edits
+
+
+def _reads(scope) -> Callable[[str], list[cst.CSTNode]]:
+    return lambda name: [r.node for a in scope.assignments[name] for r in a.references]
+
+
+def _string_index(node: cst.CSTNode | None, value: cst.CSTNode) -> str | None:
+    """"k" for `value["k"]`, else None."""
+    if not (isinstance(node, cst.Subscript) and node.value is value and len(node.slice) == 1):
+        return None
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+        return str(index.value.evaluated_value)
+    return None
+
+
+def _dict_value(expr: cst.BaseExpression, key: str) -> cst.BaseExpression | None:
+    if not isinstance(expr, cst.Dict):
+        return None
+    for element in expr.elements:
+        if (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                and element.key.evaluated_value == key):
+            return element.value
+    return None
+
+
+def _flattenings(params: cst.Parameters, calls: list[cst.Call], reads: Callable[[str], list[cst.CSTNode]],
+                 parents) -> list[Edit]:
+    """One edit per parameter read only as `p["k"]` (one key) and given a dict literal with "k" at every call."""
+    edits = []
+    positional = [*params.posonly_params, *params.params]
+    for index, param in enumerate(positional):
+        name = param.name.value
+        subscripts = [parents.get(read) for read in reads(name)]
+        keys = {_string_index(sub, read) for sub, read in zip(subscripts, reads(name))}
+        if not subscripts or len(keys) != 1 or None in keys or not calls:
+            continue
+        (key,) = keys
+        args = [_matching_argument(call, name, index) for call in calls]
+        values = [None if arg is None else _dict_value(arg.value, key) for arg in args]
+        if any(value is None for value in values):
+            continue
+        first, *rest = subscripts
+        extra = [(sub, cst.Name(name)) for sub in rest] + [(arg.value, value) for arg, value in zip(args, values)]
+        edits.append(Edit(first, cst.Name(name), tuple(extra)))  # type: ignore[arg-type]
     return edits
 
 

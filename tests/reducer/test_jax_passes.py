@@ -506,3 +506,17 @@ def test_constants_fold_length_and_shape_of_literal_shaped_arrays():
     """
     out = candidates(ConstantPass(), source)
     assert any("range(2)" in c for c in out) and any("b, h = (4, 3)" in c for c in out)
+
+
+def test_params_flatten_a_one_key_dict_parameter_with_its_arguments():
+    source = """
+    def loss(params, x):
+        return params["w"] * x + params["w"]
+    loss({"w": w0, "b": b0}, 1.0)
+    jax.grad(lambda p, x: f(p["b1"], x))({"b1": 0.0}, 2.0)
+    """
+    out = candidates(UnusedParametersPass(), source)
+    assert any("return params * x + params\n" in c and "loss(w0, 1.0)" in c for c in out)
+    assert any("jax.grad(lambda p, x: f(p, x))(0.0, 2.0)" in c for c in out)
+    mixed = "def g(p):\n    return p['a'] + p['b']\ng({'a': 1, 'b': 2})\n"
+    assert candidates(UnusedParametersPass(), mixed) == []  # two keys: not a one-leaf pytree
