@@ -46,6 +46,7 @@ class Row:
     tests: int = 0
     seconds: float = 0.0
     kept_signature: bool = False
+    disagreements: int = 0  # accepted programs a fresh interpreter did not confirm (the pool's goal is 0)
     passes: dict[str, int] = dataclasses.field(default_factory=dict)  # tokens removed per pass
     fresh_seconds: float | None = None
     fresh_tokens_after: int | None = None
@@ -106,6 +107,7 @@ def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     out = Path(args.out_dir) / f"{path.stem}.reduced.py"
     result = reduce(path, output=str(out), jobs=args.jobs)
     row.tokens_after, row.tests, row.seconds = result.tokens_after, result.tests, result.seconds
+    row.disagreements = result.disagreements
     row.passes = {p.name: p.tokens_removed for p in result.passes}
     row.kept_signature = keeps_signature(result.source, path, result.original, Signature())
     print(f"  jax-reduce: {row.tokens_before} -> {row.tokens_after} tokens (minimal {row.minimal_tokens}), "
@@ -142,14 +144,14 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
                           f"`{' '.join(['python'] + sys.argv)}`, {wall / 60:.0f} minutes in all.", "",
                           *baseline_report(rows)])
     pass_names = sorted({name for row in rows for name in row.passes})
-    head = ["program", "tokens", "minimal", "reduced", "ratio", "tests", "seconds", "sig kept"]
+    head = ["program", "tokens", "minimal", "reduced", "ratio", "tests", "seconds", "sig kept", "disagree"]
     head += [f"-{name}" for name in pass_names]
     head += ["fresh s", "pool speed-up", "ddmin tokens", "ddmin tests", "ddmin syntax rej.", "ddmin s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         speedup = r.fresh_seconds / r.seconds if r.fresh_seconds else None
         cells = [r.name, str(r.tokens_before), str(r.minimal_tokens), str(r.tokens_after), f"{r.ratio:.1f}x",
-                 str(r.tests), f"{r.seconds:.0f}", "yes" if r.kept_signature else "NO"]
+                 str(r.tests), f"{r.seconds:.0f}", "yes" if r.kept_signature else "NO", str(r.disagreements)]
         cells += [str(r.passes.get(name, 0)) for name in pass_names]
         cells += [fmt(r.fresh_seconds, ".0f"), fmt(speedup, ".1f") + ("x" if speedup else ""),
                   fmt(r.ddmin_tokens_after), fmt(r.ddmin_tests), fmt(r.ddmin_syntax_rejects),
@@ -157,7 +159,8 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     ratios = [r.ratio for r in rows]
     summary = [
-        f"- programs: {len(rows)}; signature kept (fresh interpreter): {sum(r.kept_signature for r in rows)}/{len(rows)}",
+        f"- programs: {len(rows)}; signature kept (fresh interpreter): {sum(r.kept_signature for r in rows)}/{len(rows)}; "
+        f"pool/fresh-interpreter disagreements: {sum(r.disagreements for r in rows)}",
         f"- final size / minimal: median {statistics.median(ratios):.2f}x, max {max(ratios):.2f}x",
         f"- jax-reduce: {sum(r.tests for r in rows)} tests, {sum(r.seconds for r in rows):.0f}s in all",
     ]
@@ -185,7 +188,8 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         *lines,
         "",
         "Columns: `tokens`/`reduced`/`minimal` count Python tokens (no comments, newlines, indents); `ratio` is "
-        "reduced/minimal; `-pass` is tokens removed by that pass; `fresh s` is the same reduction with a fresh "
+        "reduced/minimal; `disagree` counts accepted programs that the final fresh-interpreter check did not "
+        "confirm (the result then falls back to the newest confirmed one); `-pass` is tokens removed by that pass; `fresh s` is the same reduction with a fresh "
         "interpreter per candidate (`--no-pool`); `ddmin` is plain line-based ddmin on the same warm-pool "
         "oracle, one candidate at a time, with uncompilable candidates rejected without a run.",
     ])

@@ -57,12 +57,6 @@ def needs_fresh_interpreter(source: str) -> bool:
     return "environ" in source or "putenv" in source
 
 
-# --- inside a zygote ----------------------------------------------------------------------------------
-
-
-# --- in the reducer ----------------------------------------------------------------------------------
-
-
 _ZYGOTE_BOOTSTRAP = (
     "import sys, json; sys.path.insert(0, sys.argv[1]); from reducer.worker import zygote_main; "
     "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5])"
