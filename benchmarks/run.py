@@ -31,6 +31,7 @@ from benchmarks.baselines import LineDdminStats, line_ddmin  # noqa: E402
 from reducer.api import check_original, derive_timeout, reduce, run_once  # noqa: E402
 from reducer.engine import count_tokens  # noqa: E402
 from reducer.oracle import FreshExecutor, Oracle  # noqa: E402
+from reducer.passes import statement_passes  # noqa: E402
 from reducer.pool import PoolExecutor, top_level_imports  # noqa: E402
 from reducer.signature import Signature  # noqa: E402
 
@@ -105,7 +106,8 @@ def measure(path: Path, args: argparse.Namespace, earlier: dict[str, dict]) -> R
 
 def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     out = Path(args.out_dir) / f"{path.stem}.reduced.py"
-    result = reduce(path, output=str(out), jobs=args.jobs)
+    passes = statement_passes() if args.statements_only else None
+    result = reduce(path, output=str(out), jobs=args.jobs, passes=passes)
     row.tokens_after, row.tests, row.seconds = result.tokens_after, result.tests, result.seconds
     row.disagreements = result.disagreements
     row.passes = {p.name: p.tokens_removed for p in result.passes}
@@ -113,7 +115,7 @@ def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     print(f"  jax-reduce: {row.tokens_before} -> {row.tokens_after} tokens (minimal {row.minimal_tokens}), "
           f"{row.tests} tests, {row.seconds:.1f}s, signature kept: {row.kept_signature}", flush=True)
     if not args.skip_fresh:
-        fresh = reduce(path, output=str(out.with_suffix(".fresh.py")), jobs=args.jobs, pool=False)
+        fresh = reduce(path, output=str(out.with_suffix(".fresh.py")), jobs=args.jobs, pool=False, passes=passes)
         row.fresh_seconds, row.fresh_tokens_after = fresh.seconds, fresh.tokens_after
         print(f"  fresh interpreters: {fresh.tokens_after} tokens, {fresh.seconds:.1f}s", flush=True)
 
@@ -201,6 +203,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--skip-fresh", action="store_true", help="skip the fresh-interpreter comparison")
     parser.add_argument("--skip-baseline", action="store_true", help="skip the line ddmin baseline")
+    parser.add_argument("--statements-only", action="store_true",
+                        help="only the statement and cleanup passes (the reducer foundation, against line ddmin)")
     parser.add_argument("--baseline-only", action="store_true",
                         help="run only the line ddmin baseline (it does not depend on jax-reduce's passes)")
     parser.add_argument("--baselines", metavar="JSON",
