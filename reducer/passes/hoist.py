@@ -46,15 +46,29 @@ def _first_elements(node: cst.CSTNode) -> list[cst.BaseExpression]:
     return []
 
 
+def _literal_index(node: cst.BaseExpression) -> int | None:
+    """3 for `3`, -1 for `-1`, else None."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    if isinstance(node, cst.Integer):
+        try:
+            return sign * int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    return None
+
+
 def _entry(node: cst.Subscript) -> list[cst.BaseExpression]:
-    """`{"a": x}["a"]` -> [x]; `(x, y)[1]` -> [y]."""
+    """`{"a": x}["a"]` -> [x]; `(x, y)[1]` and `(x, y)[-1]` -> [y]."""
     if len(node.slice) != 1:
         return []
     index = node.slice[0].slice
-    if isinstance(node.value, (cst.Tuple, cst.List)) and isinstance(index, cst.Index) and isinstance(
-            index.value, cst.Integer) and all(isinstance(e, cst.Element) for e in node.value.elements):
-        position = int(index.value.value.replace("_", ""), 0)
-        return [node.value.elements[position].value] if position < len(node.value.elements) else []
+    position = _literal_index(index.value) if isinstance(index, cst.Index) else None
+    if isinstance(node.value, (cst.Tuple, cst.List)) and position is not None and all(
+            isinstance(e, cst.Element) for e in node.value.elements):
+        elements = node.value.elements
+        return [elements[position].value] if -len(elements) <= position < len(elements) else []
     if not isinstance(node.value, cst.Dict):
         return []
     if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):

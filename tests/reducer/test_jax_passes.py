@@ -520,3 +520,8 @@ def test_params_flatten_a_one_key_dict_parameter_with_its_arguments():
     assert any("jax.grad(lambda p, x: f(p, x))(0.0, 2.0)" in c for c in out)
     mixed = "def g(p):\n    return p['a'] + p['b']\ng({'a': 1, 'b': 2})\n"
     assert candidates(UnusedParametersPass(), mixed) == []  # two keys: not a one-leaf pytree
+
+
+def test_hoist_takes_a_tuple_entry_by_a_negative_index():
+    assert "y = b\n" in candidates(HoistPass(), "y = (a, b)[-1]\n")
+    assert "y = a\n" in candidates(HoistPass(), "y = (a,)[-0]\n")
