@@ -125,7 +125,6 @@ class Snapshot:
     random_state: Any
     numpy_random_state: Any
     handlers: dict[int, Any]
-    modules: frozenset[str]
     main: Any
     threads: int
     config: dict[str, Any]
@@ -144,7 +143,7 @@ class Snapshot:
             recursion_limit=sys.getrecursionlimit(), warning_filters=list(warnings.filters),
             numpy_err=np.geterr(), numpy_print=np.get_printoptions(), random_state=random.getstate(),
             numpy_random_state=np.random.get_state(), handlers={s: signal.getsignal(s) for s in _SIGNALS},
-            modules=frozenset(sys.modules), main=sys.modules.get("__main__"), threads=threading.active_count(), config=_jax_config(),
+            main=sys.modules.get("__main__"), threads=threading.active_count(), config=_jax_config(),
             watched={name: _identities(space) for name, space in _watched_namespaces()}, umask=umask,
         )
 
