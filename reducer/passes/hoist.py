@@ -13,27 +13,68 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
-from reducer.passes.base import Edit, EditPass, block_statements
-from reducer.passes.names import as_jax_constructor, fit, import_aliases, names_in, qualified_name, substitute
+from reducer.passes.base import REMOVE, Edit, EditPass, block_statements
+from reducer.passes.names import (as_jax_constructor, fit, import_aliases, names_in, parenthesize_always, qualified_name,
+                                  substitute)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
 
 
-def _first_item(iterable: cst.BaseExpression) -> cst.BaseExpression:
-    # [a, b] starts with a, range(a, ...) with a, range(n) with 0; anything else: next(iter(...)).
+def _first_item(iterable: cst.BaseExpression, generators: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """The first item a loop gets: [a, b] -> a, range(a, ...) -> a, range(n) -> 0, enumerate(xs) -> (0, x0),
+    `gen()` -> what a generator function without parameters yields first; else next(iter(...))."""
     if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
         first = iterable.elements[0]
         if isinstance(first, cst.Element):
             return first.value
-    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range":
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         positional = [a for a in iterable.args if a.keyword is None and not a.star]
-        if len(positional) >= 2:
+        function = iterable.func.value
+        if function == "range" and len(positional) >= 2:
             return positional[0].value
-        if len(positional) == 1:
+        if function == "range" and len(positional) == 1:
             return cst.Integer("0")
+        if function == "enumerate" and len(iterable.args) == 1 and positional:
+            item = _first_item(positional[0].value, generators)
+            if isinstance(item, cst.Tuple) and not item.lpar:
+                item = parenthesize_always(item)
+            return cst.Tuple([cst.Element(cst.Integer("0")), cst.Element(item)])
+        if function in generators and not iterable.args:
+            return generators[function]
     return cst.Call(cst.Name("next"), [cst.Arg(cst.Call(cst.Name("iter"), [cst.Arg(iterable)]))])
+
+
+def _name_counts(module: cst.Module) -> dict[str, int]:
+    counts: dict[str, int] = {}
+
+    class _Count(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            counts[node.value] = counts.get(node.value, 0) + 1
+
+    module.visit(_Count())
+    return {name: count - 1 if name in _defined(module) else count for name, count in counts.items()}
+
+
+def _defined(module: cst.Module) -> set[str]:
+    return {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+
+
+def first_yields(module: cst.Module) -> dict[str, cst.BaseExpression]:
+    """Generator functions without parameters whose body starts with `yield e`: name -> e."""
+    found: dict[str, cst.BaseExpression] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef) or statement.params.params or statement.params.star_arg \
+                not in (None, cst.MaybeSentinel.DEFAULT) or statement.params.kwonly_params:
+            continue
+        body = block_statements(statement.body)
+        first = body[0] if body else None
+        if isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr):
+            value = first.body[0].value
+            if isinstance(value, cst.Yield) and isinstance(value.value, cst.BaseExpression):
+                found[statement.name.value] = value.value
+    return found
 
 
 def _is_name(node: cst.CSTNode, name: str) -> bool:
@@ -187,6 +228,9 @@ class _Collector(cst.CSTVisitor):
         super().__init__()
         self.aliases = import_aliases(module)
         self.modules = set(self.aliases)  # names bound to imported modules or objects
+        self.generators = first_yields(module)
+        self.definitions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+        self._uses = _name_counts(module)
         self.edits: list[Edit] = []
 
     def _loads(self, node: cst.CSTNode) -> bool:
@@ -290,8 +334,11 @@ class _Collector(cst.CSTVisitor):
         body = block_statements(node.body)
         if not names_in(node.target) & set().union(*(names_in(s) for s in body)):
             self.edits.append(Edit(node, cst.FlattenSentinel(body)))  # the loop variables are not read
-        first = _assign(node.target, _first_item(node.iter))  # type: ignore[arg-type]
-        self.edits.append(Edit(node, cst.FlattenSentinel([first, *body])))
+        first = _assign(node.target, _first_item(node.iter, self.generators))  # type: ignore[arg-type]
+        # A generator this loop alone used goes with it (else the candidate would not be smaller).
+        used = [self.definitions[n] for n in names_in(node.iter) & set(self.generators)
+                if n not in names_in(first) and self._uses.get(n) == 1]
+        self.edits.append(Edit(node, cst.FlattenSentinel([first, *body]), tuple((d, REMOVE) for d in used)))
 
     def visit_While(self, node: cst.While) -> None:
         self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.body))))

@@ -525,3 +525,17 @@ def test_params_flatten_a_one_key_dict_parameter_with_its_arguments():
 def test_hoist_takes_a_tuple_entry_by_a_negative_index():
     assert "y = b\n" in candidates(HoistPass(), "y = (a, b)[-1]\n")
     assert "y = a\n" in candidates(HoistPass(), "y = (a,)[-0]\n")
+
+
+def test_hoist_runs_one_pass_of_a_loop_over_a_generator_and_drops_it():
+    source = """
+    def batches():
+        yield jnp.ones(3), 1.0
+    for step, (xb, yb) in enumerate(batches()):
+        f(xb)
+    """
+    out = candidates(HoistPass(), source)
+    assert textwrap.dedent("""
+    step, (xb, yb) = (0, (jnp.ones(3), 1.0))
+    f(xb)
+    """) in out
