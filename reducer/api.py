@@ -24,6 +24,7 @@ from reducer.signature import Kind, Level, Outcome, Signature
 
 MIN_TIMEOUT = 10.0
 TIMEOUT_FACTOR = 10.0
+MIN_POOL_TIMEOUT = 2.0  # on warm workers a candidate pays no interpreter start or `import jax`
 INITIAL_TIMEOUT = 600.0  # for the first runs of the original, when the user gave no --timeout
 
 
@@ -148,6 +149,19 @@ def derive_timeout(original: Outcome, timeout: float | None) -> float:
     return max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
 
 
+def warm_timeout(executor: Executor, source: str, original: Outcome, criterion: Signature | Criterion,
+                 timeout: float) -> float | None:
+    """The candidate timeout on warm workers: 10x the original's run there (at least 2 s, at most ``timeout``),
+    or None if the workers do not reproduce the original's outcome (then candidates use fresh interpreters).
+
+    A fresh interpreter's run of the original includes Python's start and `import jax`, so a timeout derived
+    from it lets every hanging candidate (a loop whose exit a reduction removed) cost 10 s or more."""
+    warm = run_once(executor, source, timeout)
+    if not criterion.same(original, warm):
+        return None
+    return min(timeout, max(MIN_POOL_TIMEOUT, TIMEOUT_FACTOR * warm.seconds))
+
+
 def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,
             executor: Executor) -> tuple[int, int]:
     """Index of the newest accepted program a fresh interpreter confirms, and how many runs disagreed.
@@ -243,6 +257,12 @@ def reduce(
         workers = pool_future.result()
     executor = workers.program(sys_path, criterion.check) if isinstance(workers, PoolExecutor) else fresh
     candidate_timeout = derive_timeout(original, timeout)
+    if executor is not fresh and timeout is None:
+        warm = warm_timeout(executor, source, original, criterion, candidate_timeout)
+        executor = executor if warm is not None else fresh
+        run_timeout = warm if warm is not None else candidate_timeout
+    else:
+        run_timeout = candidate_timeout
     if output is None and path is not None:
         output = default_output(path)
 
@@ -251,7 +271,7 @@ def reduce(
             write_atomically(output, best)
 
     keep(source)
-    oracle = Oracle(executor, criterion, original, timeout=candidate_timeout, jobs=jobs)
+    oracle = Oracle(executor, criterion, original, timeout=run_timeout, jobs=jobs)
     try:
         reduction = Reduction(
             source, oracle, passes if passes is not None else default_passes(),

@@ -96,3 +96,29 @@ def test_real_fresh_interpreter_outcomes(fresh):
     assert "dot_general" in outcome.message
     assert fresh.run("import os\nos._exit(7)\n", 60, threading.Event()).exit_code == 7
     assert fresh.run("while True: pass\n", 1.0, threading.Event()).kind is Kind.TIMEOUT
+
+
+class _Replaying:
+    """An executor that answers every run with one outcome."""
+
+    def __init__(self, outcome: Outcome):
+        self.outcome = outcome
+
+    def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
+        return self.outcome
+
+
+@pytest.mark.parametrize("seconds,expected", [(0.05, 2.0), (0.5, 5.0), (3.0, 10.0)])
+def test_warm_timeout_is_ten_times_the_original_on_the_workers_within_bounds(seconds, expected):
+    from dataclasses import replace
+
+    from reducer.api import warm_timeout
+
+    executor = _Replaying(replace(FAIL, seconds=seconds))
+    assert warm_timeout(executor, "src", FAIL, Signature(), 10.0) == pytest.approx(expected)
+
+
+def test_workers_that_do_not_reproduce_the_original_give_no_warm_timeout():
+    from reducer.api import warm_timeout
+
+    assert warm_timeout(_Replaying(PASS), "src", FAIL, Signature(), 10.0) is None
