@@ -2,8 +2,9 @@
 
 Expressions: a call by one of its arguments (`jnp.tanh(x @ w)` -> `x @ w`), a binary or boolean operation by
 an operand, `-x` by `x`, `a[i]` and `x.T` by `a` and `x`, `a if c else b` by `a` or `b`, a comparison by its
-left side, `lambda a: f(a)` by `f`, a comprehension over a literal by the literal it builds. Statements: `if`/`else` by one branch, a `for` or `while` loop by one pass of its body (binding the
-loop variable to the first item), `with ... as v` by `v = ...` and its body.
+left side, `lambda a: f(a)` by `f`, a comprehension over a literal by the literal it builds. Statements:
+`if`/`else` by one branch, a `for` or `while` loop by one pass of its body (binding the loop variable to the
+first item), `with ... as v` by `v = ...` and its body.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass, block_statements
-from reducer.passes.names import (as_jax_constructor, fit, import_aliases, names_in, parenthesize_always, qualified_name,
-                                  substitute)
+from reducer.passes.names import (as_jax_constructor, fit, import_aliases, name_uses, names_in, parenthesize_always,
+                                  qualified_name, substitute)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -44,21 +45,6 @@ def _first_item(iterable: cst.BaseExpression, generators: dict[str, cst.BaseExpr
         if function in generators and not iterable.args:
             return generators[function]
     return cst.Call(cst.Name("next"), [cst.Arg(cst.Call(cst.Name("iter"), [cst.Arg(iterable)]))])
-
-
-def _name_counts(module: cst.Module) -> dict[str, int]:
-    counts: dict[str, int] = {}
-
-    class _Count(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            counts[node.value] = counts.get(node.value, 0) + 1
-
-    module.visit(_Count())
-    return {name: count - 1 if name in _defined(module) else count for name, count in counts.items()}
-
-
-def _defined(module: cst.Module) -> set[str]:
-    return {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
 
 
 def first_yields(module: cst.Module) -> dict[str, cst.BaseExpression]:
@@ -141,8 +127,9 @@ def _unrolled(node: cst.ListComp | cst.DictComp) -> list[cst.BaseExpression]:
     loop = node.for_in
     if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None:
         return []
-    if isinstance(node, cst.ListComp) and isinstance(loop.target, cst.Name) and isinstance(loop.iter, (cst.List, cst.Tuple)):
-        if not all(isinstance(e, cst.Element) for e in loop.iter.elements):
+    if isinstance(node, cst.ListComp):
+        if not (isinstance(loop.target, cst.Name) and isinstance(loop.iter, (cst.List, cst.Tuple))
+                and all(isinstance(e, cst.Element) for e in loop.iter.elements)):
             return []
         name = loop.target.value
         return [cst.List([cst.Element(substitute(node.elt, {name: e.value})) for e in loop.iter.elements])]
@@ -165,18 +152,15 @@ def _unrolled(node: cst.ListComp | cst.DictComp) -> list[cst.BaseExpression]:
 
 def _eta_reduced(node: cst.Lambda) -> list[cst.BaseExpression]:
     """`lambda a, b: f(a, b)` -> `f` (when `f` itself does not use a or b)."""
-    params = node.params
-    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg or params.posonly_params:
+    params, body = node.params, node.body
+    if (params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg
+            or params.posonly_params or any(p.default is not None for p in params.params)):
         return []
-    names = [p.name.value for p in params.params if p.default is None]
-    body = node.body
-    if len(names) != len(params.params) or not isinstance(body, cst.Call):
+    names = [p.name.value for p in params.params]
+    if not isinstance(body, cst.Call) or any(a.keyword is not None or a.star for a in body.args):
         return []
-    args = [a.value for a in body.args if a.keyword is None and not a.star]
-    if len(args) != len(body.args) or [getattr(a, "value", None) for a in args] != names or not all(
-            isinstance(a, cst.Name) for a in args):
-        return []
-    return [] if names_in(body.func) & set(names) else [body.func]
+    passed = [a.value.value if isinstance(a.value, cst.Name) else None for a in body.args]
+    return [body.func] if passed == names and not names_in(body.func) & set(names) else []
 
 
 def unpacked_targets(node: cst.Assign) -> list[cst.BaseExpression] | None:
@@ -230,7 +214,7 @@ class _Collector(cst.CSTVisitor):
         self.modules = set(self.aliases)  # names bound to imported modules or objects
         self.generators = first_yields(module)
         self.definitions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-        self._uses = _name_counts(module)
+        self.uses = name_uses(module)
         self.edits: list[Edit] = []
 
     def _loads(self, node: cst.CSTNode) -> bool:
@@ -337,7 +321,7 @@ class _Collector(cst.CSTVisitor):
         first = _assign(node.target, _first_item(node.iter, self.generators))  # type: ignore[arg-type]
         # A generator this loop alone used goes with it (else the candidate would not be smaller).
         used = [self.definitions[n] for n in names_in(node.iter) & set(self.generators)
-                if n not in names_in(first) and self._uses.get(n) == 1]
+                if n not in names_in(first) and self.uses.get(n) == 1]
         self.edits.append(Edit(node, cst.FlattenSentinel([first, *body]), tuple((d, REMOVE) for d in used)))
 
     def visit_While(self, node: cst.While) -> None:

@@ -191,3 +191,18 @@ def as_jax_constructor(expr: cst.BaseExpression, aliases: dict[str, str]) -> cst
             and func.attr.value in NUMPY_CONSTRUCTORS):
         return expr.with_changes(func=func.with_changes(value=cst.Name(jnp)))
     return None
+
+
+def name_uses(module: cst.Module) -> dict[str, int]:
+    """How often each identifier is used as a Name, except as the name of a def."""
+    counts: dict[str, int] = {}
+
+    class _Count(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            counts[node.name.value] = counts.get(node.name.value, 0) - 1
+
+        def visit_Name(self, node: cst.Name) -> None:
+            counts[node.value] = counts.get(node.value, 0) + 1
+
+    module.visit(_Count())
+    return counts

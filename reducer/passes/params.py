@@ -16,8 +16,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass
-from reducer.passes.names import names_in
-from reducer.passes.names import import_aliases, qualified_name
+from reducer.passes.names import import_aliases, name_uses, names_in, qualified_name
 from reducer.passes.unwrap import is_transform
 
 _POSITION_FREE = {"has_aux"}  # keywords of a transformation that do not refer to argument positions
@@ -35,21 +34,6 @@ def _matching_argument(call: cst.Call, name: str, index: int | None) -> cst.Arg 
     return None
 
 
-def _name_uses(module: cst.Module) -> dict[str, int]:
-    """How often each identifier is used as a Name, except as the name of a def."""
-    counts: dict[str, int] = {}
-
-    class _Count(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            counts[node.name.value] = counts.get(node.name.value, 0) - 1
-
-        def visit_Name(self, node: cst.Name) -> None:
-            counts[node.value] = counts.get(node.value, 0) + 1
-
-    module.visit(_Count())
-    return counts
-
-
 class UnusedParametersPass(EditPass):
     """Delete unread parameters of directly called functions and lambdas, and their arguments."""
 
@@ -59,7 +43,7 @@ class UnusedParametersPass(EditPass):
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes = wrapper.resolve(ScopeProvider)
         parents = wrapper.resolve(ParentNodeProvider)
-        uses = _name_uses(module)
+        uses = name_uses(module)
         aliases = import_aliases(module)
         edits: list[Edit] = []
         for node, scope in scopes.items():
