@@ -46,7 +46,8 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                                  "directory the output directory (default: DIR.reduced)")
     parser.add_argument("--jobs", "-j", type=int, default=None, help="candidates run in parallel (default: cores)")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per candidate (default: 10x the original's run time, at least 10)")
+                        help="seconds per candidate (default: 10x the original's run where candidates run: at least 2 on "
+                             "the warm pool, 10 in fresh interpreters)")
     parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
                         help="how closely a candidate's failure must match the original's (default: template)")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
