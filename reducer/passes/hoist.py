@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass, block_statements
-from reducer.passes.names import (as_jax_constructor, fit, import_aliases, name_uses, names_in, parenthesize_always,
-                                  qualified_name, substitute)
+from reducer.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, name_uses, names_in,
+                                  parenthesize_always, qualified_name, substitute)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -96,15 +96,11 @@ def _entry(node: cst.Subscript) -> list[cst.BaseExpression]:
             isinstance(e, cst.Element) for e in node.value.elements):
         elements = node.value.elements
         return [elements[position].value] if -len(elements) <= position < len(elements) else []
-    if not isinstance(node.value, cst.Dict):
+    if not (isinstance(node.value, cst.Dict) and isinstance(index, cst.Index)
+            and isinstance(index.value, cst.SimpleString)):
         return []
-    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
-        return []
-    for element in node.value.elements:
-        if (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
-                and element.key.evaluated_value == index.value.evaluated_value):
-            return [element.value]
-    return []
+    value = dict_entries(node.value).get(str(index.value.evaluated_value))
+    return [] if value is None else [value]
 
 
 def _iterated(node: cst.BaseComp | cst.DictComp) -> list[cst.BaseExpression]:

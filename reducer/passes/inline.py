@@ -29,7 +29,7 @@ from libcst.metadata import (ExpressionContext, ExpressionContextProvider, Globa
 from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements
 from reducer.passes.cleanup import UnusedDefinitionsPass
 from reducer.passes.hoist import parallel_assign, unpacked_targets
-from reducer.passes.names import fit, import_aliases, names_in, qualified_name, substitute
+from reducer.passes.names import dict_entries, fit, import_aliases, names_in, qualified_name, substitute
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
@@ -354,7 +354,7 @@ class _Collector(cst.CSTVisitor):
         if isinstance(value, cst.Name) or is_constant(value, set(self.modules)):
             self.edits.append(self._replace_all(uses, value, name))  # constants, aliases, `rng = np.random`
         elif isinstance(value, cst.Dict):
-            self._inline_dict_lookups(uses, _dict_entries(value), name)
+            self._inline_dict_lookups(uses, dict_entries(value), name)
         elif isinstance(value, cst.Call):
             entries = self._call_dict_entries(value)
             if entries is not None:
@@ -567,11 +567,6 @@ def _single_load(expr: cst.BaseExpression, name: str) -> cst.Name | None:
 
     expr.visit(_Loads())
     return found[0] if len(found) == 1 and not nested else None
-
-
-def _dict_entries(value: cst.Dict) -> dict[str, cst.BaseExpression]:
-    return {element.key.evaluated_value: element.value for element in value.elements
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)}
 
 
 def _json_entries(text: cst.SimpleString) -> dict[str, cst.BaseExpression] | None:

@@ -206,3 +206,9 @@ def name_uses(module: cst.Module) -> dict[str, int]:
 
     module.visit(_Count())
     return counts
+
+
+def dict_entries(value: cst.Dict) -> dict[str, cst.BaseExpression]:
+    """The entries of a dict literal that have string-literal keys: `{"a": x}` -> {"a": x}."""
+    return {str(element.key.evaluated_value): element.value for element in value.elements
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)}

@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from reducer.passes.base import REMOVE, Edit, EditPass
-from reducer.passes.names import import_aliases, name_uses, names_in, qualified_name
+from reducer.passes.names import dict_entries, import_aliases, name_uses, names_in, qualified_name
 from reducer.passes.unwrap import is_transform
 
 _POSITION_FREE = {"has_aux"}  # keywords of a transformation that do not refer to argument positions
@@ -119,16 +119,6 @@ def _string_index(node: cst.CSTNode | None, value: cst.CSTNode) -> str | None:
     return None
 
 
-def _dict_value(expr: cst.BaseExpression, key: str) -> cst.BaseExpression | None:
-    if not isinstance(expr, cst.Dict):
-        return None
-    for element in expr.elements:
-        if (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
-                and element.key.evaluated_value == key):
-            return element.value
-    return None
-
-
 def _flattenings(params: cst.Parameters, calls: list[cst.Call], reads: Callable[[str], list[cst.CSTNode]],
                  parents) -> list[Edit]:
     """One edit per parameter read only as `p["k"]` (one key) and given a dict literal with "k" at every call."""
@@ -142,7 +132,8 @@ def _flattenings(params: cst.Parameters, calls: list[cst.Call], reads: Callable[
             continue
         (key,) = keys
         args = [_matching_argument(call, name, index) for call in calls]
-        values = [None if arg is None else _dict_value(arg.value, key) for arg in args]
+        values = [dict_entries(arg.value).get(key) if arg is not None and isinstance(arg.value, cst.Dict) else None
+                  for arg in args]
         if any(value is None for value in values):
             continue
         first, *rest = subscripts
