@@ -23,9 +23,11 @@ def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
 
 
-def _first_item(iterable: cst.BaseExpression, generators: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+def _first_item(iterable: cst.BaseExpression, generators: dict[str, tuple[list[str], cst.BaseExpression]]
+                ) -> cst.BaseExpression:
     """The first item a loop gets: [a, b] -> a, range(a, ...) -> a, range(n) -> 0, enumerate(xs) -> (0, x0),
-    `gen()` -> what a generator function without parameters yields first; else next(iter(...))."""
+    `gen(a)` -> what a generator function yields first, its parameters bound to the arguments; else
+    next(iter(...))."""
     if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
         first = iterable.elements[0]
         if isinstance(first, cst.Element):
@@ -42,24 +44,30 @@ def _first_item(iterable: cst.BaseExpression, generators: dict[str, cst.BaseExpr
             if isinstance(item, cst.Tuple) and not item.lpar:
                 item = parenthesize_always(item)
             return cst.Tuple([cst.Element(cst.Integer("0")), cst.Element(item)])
-        if function in generators and not iterable.args:
-            return generators[function]
+        if function in generators and len(iterable.args) == len(positional):
+            params, yielded = generators[function]
+            if len(params) == len(positional):
+                return substitute(yielded, {p: a.value for p, a in zip(params, positional)})
     return cst.Call(cst.Name("next"), [cst.Arg(cst.Call(cst.Name("iter"), [cst.Arg(iterable)]))])
 
 
-def first_yields(module: cst.Module) -> dict[str, cst.BaseExpression]:
-    """Generator functions without parameters whose body starts with `yield e`: name -> e."""
-    found: dict[str, cst.BaseExpression] = {}
+def first_yields(module: cst.Module) -> dict[str, tuple[list[str], cst.BaseExpression]]:
+    """Generator functions with plain positional parameters whose body starts with `yield e`:
+    name -> (parameter names, e)."""
+    found: dict[str, tuple[list[str], cst.BaseExpression]] = {}
     for statement in module.body:
-        if not isinstance(statement, cst.FunctionDef) or statement.params.params or statement.params.star_arg \
-                not in (None, cst.MaybeSentinel.DEFAULT) or statement.params.kwonly_params:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        params = statement.params
+        if (params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or params.star_kwarg
+                or params.posonly_params or any(p.default is not None for p in params.params)):
             continue
         body = block_statements(statement.body)
         first = body[0] if body else None
         if isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr):
             value = first.body[0].value
             if isinstance(value, cst.Yield) and isinstance(value.value, cst.BaseExpression):
-                found[statement.name.value] = value.value
+                found[statement.name.value] = ([p.name.value for p in params.params], value.value)
     return found
 
 

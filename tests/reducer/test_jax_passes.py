@@ -539,3 +539,16 @@ def test_hoist_runs_one_pass_of_a_loop_over_a_generator_and_drops_it():
     step, (xb, yb) = (0, (jnp.ones(3), 1.0))
     f(xb)
     """) in out
+
+
+def test_hoist_binds_a_generator_parameters_to_the_loop_arguments():
+    source = """
+    def batches(rng, n):
+        yield rng.normal(size=n), 1.0
+    for x, y in batches(np.random.default_rng(), 4):
+        f(x)
+    """
+    assert textwrap.dedent("""
+    x, y = np.random.default_rng().normal(size=4), 1.0
+    f(x)
+    """) in candidates(HoistPass(), source)
