@@ -11,9 +11,10 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper
 
 
 class _Remove:
@@ -209,6 +210,16 @@ class EditPass:
 
     def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
         return apply_edits(module, edits)
+
+
+V = TypeVar("V", bound=cst.CSTVisitor)
+
+
+def visited(module: cst.Module, visitor: V) -> V:
+    """``visitor`` after it has walked ``module`` with the metadata it declares (the module is not copied, so
+    the nodes it collects are the module's own, which edits must name)."""
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(visitor)
+    return visitor
 
 
 def is_valid_python(source: str) -> bool:

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
 
-from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.base import REMOVE, Edit, EditPass, visited
 from reducer.passes.names import import_aliases, literal_shape, names_in
 
 CONSTANTS = (cst.Float("1.0"), cst.Integer("0"))
@@ -145,7 +145,5 @@ class ConstantPass(EditPass):
     name = "constants"
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collector = _Collector(module)
-        wrapper.visit(collector)
+        collector = visited(module, _Collector(module))
         return collector.edits

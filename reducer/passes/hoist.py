@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
 
-from reducer.passes.base import REMOVE, Edit, EditPass, block_statements
+from reducer.passes.base import REMOVE, Edit, EditPass, block_statements, visited
 from reducer.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, name_uses, names_in,
                                   parenthesize_always, qualified_name, substitute)
 
@@ -343,7 +343,5 @@ class HoistPass(EditPass):
     name = "hoist"
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collector = _Collector(module)
-        wrapper.visit(collector)
+        collector = visited(module, _Collector(module))
         return collector.edits

@@ -23,10 +23,10 @@ import json
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope, MetadataWrapper,
+from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope,
                              ParentNodeProvider, ScopeProvider)
 
-from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements
+from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements, visited
 from reducer.passes.cleanup import UnusedDefinitionsPass
 from reducer.passes.hoist import parallel_assign, unpacked_targets
 from reducer.passes.names import dict_entries, fit, import_aliases, names_in, qualified_name, substitute
@@ -637,9 +637,7 @@ class InlinePass(EditPass):
     name = "inline"
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collector = _Collector(module)
-        wrapper.visit(collector)
+        collector = visited(module, _Collector(module))
         by_source: dict[str, list[InlineEdit]] = {}
         for edit in collector.edits:
             by_source.setdefault(edit.source, []).append(edit)  # type: ignore[arg-type]

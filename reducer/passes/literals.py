@@ -18,10 +18,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import (ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider,
-                             ScopeProvider)
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider, ScopeProvider
 
-from reducer.passes.base import REMOVE, Edit, EditPass
+from reducer.passes.base import REMOVE, Edit, EditPass, visited
 from reducer.passes.names import fit, import_aliases, literal_shape
 
 SIMPLER_DTYPES = {"bfloat16": "float32", "float16": "float32", "float64": "float32", "int64": "int32",
@@ -201,7 +200,5 @@ class LiteralPass(EditPass):
     name = "literals"
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collector = _Collector(module)
-        wrapper.visit(collector)
+        collector = visited(module, _Collector(module))
         return [*collector.grouped, *collector.edits]
