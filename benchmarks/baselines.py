@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from reducer.passes.base import is_valid_python
+from reducer.search.passes.base import is_valid_python
 
 
 @dataclasses.dataclass

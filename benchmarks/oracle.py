@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reducer.oracle import FreshExecutor  # noqa: E402
-from reducer.pool import PoolExecutor  # noqa: E402
+from reducer.execution.fresh import FreshExecutor  # noqa: E402
+from reducer.execution.pool import PoolExecutor  # noqa: E402
 
 REPRO = "import jax.numpy as jnp\njnp.ones((2, 3)) + jnp.ones((4, 5))\n"
 EMPTY = "raise ValueError('overhead only')\n"

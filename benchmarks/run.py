@@ -29,11 +29,12 @@ import jax  # noqa: E402  (only for its version in the report)
 
 from benchmarks.baselines import LineDdminStats, line_ddmin  # noqa: E402
 from reducer.api import check_original, derive_timeout, reduce, run_once  # noqa: E402
-from reducer.engine import count_tokens  # noqa: E402
-from reducer.oracle import FreshExecutor, Oracle  # noqa: E402
-from reducer.passes import statement_passes  # noqa: E402
-from reducer.pool import PoolExecutor, top_level_imports  # noqa: E402
-from reducer.signature import Signature  # noqa: E402
+from reducer.search.size import count_tokens  # noqa: E402
+from reducer.execution.fresh import FreshExecutor  # noqa: E402
+from reducer.judging.oracle import Oracle  # noqa: E402
+from reducer.search.passes import statement_passes  # noqa: E402
+from reducer.execution.pool import PoolExecutor, top_level_imports  # noqa: E402
+from reducer.judging.signature import Signature  # noqa: E402
 
 CORPUS = HERE / "corpus"
 

@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from reducer.api import signature_of  # noqa: E402
-from reducer.engine import count_tokens  # noqa: E402
-from reducer.signature import Level, Signature  # noqa: E402
+from reducer.search.size import count_tokens  # noqa: E402
+from reducer.judging.signature import Level, Signature  # noqa: E402
 from tracker.api import imports_of  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"

@@ -18,10 +18,10 @@ _EXPORTS = {
     "signature_of": "reducer.api",
     "Result": "reducer.api",
     "InputError": "reducer.api",
-    "Outcome": "reducer.signature",
-    "Signature": "reducer.signature",
-    "Level": "reducer.signature",
-    "Kind": "reducer.signature",
+    "Outcome": "reducer.execution.outcome",
+    "Signature": "reducer.judging.signature",
+    "Level": "reducer.judging.signature",
+    "Kind": "reducer.execution.outcome",
     "reduce_dir": "reducer.batch",
     "triage": "reducer.triage",
     "triage_dir": "reducer.triage",
@@ -29,7 +29,7 @@ _EXPORTS = {
     "Bucket": "reducer.records",
     "FileRecord": "reducer.records",
     "Status": "reducer.records",
-    "Criterion": "reducer.interesting",
+    "Criterion": "reducer.judging.criterion",
 }
 
 __all__ = sorted(_EXPORTS)

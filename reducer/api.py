@@ -13,14 +13,17 @@ from typing import Any
 
 import libcst as cst
 
-from reducer.files import write_atomically  # noqa: F401  (batch and report use it from here)
-from reducer.engine import PassStats, Progress, Reduction, count_lines, count_tokens
-from reducer.interesting import Criterion, Predicate
-from reducer.oracle import Executor, FreshExecutor, Oracle
-from reducer.passes import default_passes
-from reducer.passes.base import Pass
-from reducer.pool import PoolExecutor, top_level_imports
-from reducer.signature import Kind, Level, Outcome, Signature
+from reducer.files import write_atomically
+from reducer.search.engine import PassStats, Progress, Reduction
+from reducer.search.size import count_lines, count_tokens
+from reducer.judging.criterion import Criterion, Predicate
+from reducer.execution.fresh import Executor, FreshExecutor
+from reducer.judging.oracle import Oracle
+from reducer.search.passes import default_passes
+from reducer.search.passes.base import Pass
+from reducer.execution.pool import PoolExecutor, top_level_imports
+from reducer.execution.outcome import Kind, Outcome
+from reducer.judging.signature import Level, Signature
 
 MIN_TIMEOUT = 10.0
 TIMEOUT_FACTOR = 10.0
@@ -228,8 +231,8 @@ def reduce(
     ``signature`` (a level, optionally with a ``match`` regex), or, with ``interesting``, when
     ``interesting(outcome, source)`` returns True: the callable is shipped with dill to the process that
     ran the candidate and called there, so it may ``exec`` the source or change jax config in isolation.
-    With ``pool`` (the default) candidates run on warm forked workers (:mod:`reducer.pool`; pass a running
-    :class:`~reducer.pool.PoolExecutor` to share one across programs), else each in a fresh interpreter;
+    With ``pool`` (the default) candidates run on warm forked workers (:mod:`reducer.execution.pool`; pass a running
+    :class:`~reducer.execution.pool.PoolExecutor` to share one across programs), else each in a fresh interpreter;
     ``memory_mb`` caps a pool candidate's address space. The original is checked, and the result confirmed,
     in fresh interpreters either way. Raises :class:`InputError` if the program cannot be reduced.
     """

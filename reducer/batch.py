@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from reducer import api
-from reducer.engine import Progress
-from reducer.interesting import Predicate, predicate_name
-from reducer.passes.base import Pass
-from reducer.pool import PoolExecutor, top_level_imports
+from reducer.search.engine import Progress
+from reducer.judging.criterion import Predicate, predicate_name
+from reducer.search.passes.base import Pass
+from reducer.execution.pool import PoolExecutor, top_level_imports
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
-from reducer.signature import Level, Signature
+from reducer.judging.signature import Level, Signature
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
@@ -253,7 +253,7 @@ def reduce_dir(
     ``DIR.reduced``), mirroring the directory layout, and bucket them by signature.
 
     Options are those of :func:`reducer.reduce`, applied to every file; all files share one worker pool
-    (``pool=True`` starts one; pass a running :class:`~reducer.pool.PoolExecutor` to reuse yours).
+    (``pool=True`` starts one; pass a running :class:`~reducer.execution.pool.PoolExecutor` to reuse yours).
     Resumable through ``out/manifest.json``; writes ``out/report.md``, ``report.json`` and ``report.html``
     (also when interrupted, for the files finished so far). ``on_event`` receives a :class:`FileStarted`,
     :class:`FileProgress` and :class:`FileDone` for progress displays. Raises :class:`reducer.InputError`

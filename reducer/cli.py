@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from reducer.api import InputError, Result, default_output, reduce
-from reducer.engine import PassStats, Progress
+from reducer.search.engine import PassStats, Progress
 from reducer.records import Report
-from reducer.signature import Level, Signature
+from reducer.judging.signature import Level, Signature
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1

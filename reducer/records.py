@@ -12,7 +12,7 @@ import enum
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from reducer.signature import Outcome
+from reducer.execution.outcome import Outcome
 
 
 class Status(str, enum.Enum):

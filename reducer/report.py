@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from reducer.api import write_atomically
+from reducer.files import write_atomically
 from reducer.records import Bucket, FileRecord, Report
 
 REPORT_FILES = ("report.json", "report.md", "report.html")

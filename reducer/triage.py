@@ -16,12 +16,12 @@ from reducer import api
 from reducer.batch import (
     bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of,
 )
-from reducer.engine import count_lines, count_tokens
-from reducer.interesting import Criterion
-from reducer.oracle import Executor, FreshExecutor
-from reducer.pool import PoolExecutor
+from reducer.search.size import count_lines, count_tokens
+from reducer.judging.criterion import Criterion
+from reducer.execution.fresh import Executor, FreshExecutor
+from reducer.execution.pool import PoolExecutor
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
-from reducer.signature import Level, Signature
+from reducer.judging.signature import Level, Signature
 
 __all__ = ["Bucket", "triage", "triage_dir"]
 

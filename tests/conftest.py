@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reducer.oracle import FreshExecutor
-from reducer.pool import PoolExecutor
+from reducer.execution.fresh import FreshExecutor
+from reducer.execution.pool import PoolExecutor
 
 
 @pytest.fixture(scope="session")

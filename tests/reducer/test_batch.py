@@ -23,11 +23,11 @@ import pytest
 
 from reducer.api import InputError
 from reducer.batch import MANIFEST, FileDone, FileProgress, Manifest, Settings, check_dirs, find_repros, reduce_dir
-from reducer.engine import count_tokens
-from reducer.passes import statement_passes
+from reducer.search.size import count_tokens
+from reducer.search.passes import statement_passes
 from reducer.progress import RichDisplay, batch_display
 from reducer.records import FileRecord, Report, Status
-from reducer.signature import Signature
+from reducer.judging.signature import Signature
 
 DOT_GENERAL = {"eval/regression_probe.py", "models/attention_out.py", "models/mlp_head.py"}
 TRACER_BOOL = {"models/gated_relu.py", "train/early_stop.py"}

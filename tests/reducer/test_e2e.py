@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from reducer.api import reduce
-from reducer.engine import count_tokens
-from reducer.oracle import FreshExecutor
-from reducer.passes import default_passes, statement_passes
-from reducer.signature import Signature
+from reducer.search.size import count_tokens
+from reducer.execution.fresh import FreshExecutor
+from reducer.search.passes import default_passes, statement_passes
+from reducer.judging.signature import Signature
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 PROGRAMS = sorted(DATA.glob("e2e_*.py"))

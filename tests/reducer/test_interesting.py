@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 
 from reducer.api import InputError, reduce
-from reducer.interesting import Criterion, ship
-from reducer.oracle import FreshExecutor
-from reducer.passes import statement_passes
-from reducer.signature import Kind, Outcome, Signature
+from reducer.judging.criterion import Criterion, ship
+from reducer.execution.fresh import FreshExecutor
+from reducer.search.passes import statement_passes
+from reducer.execution.outcome import Kind, Outcome
+
+# A program that runs fine, but whose `f` gives another answer under jax.jit: it normalises numpy input
+from reducer.judging.signature import Signature
 
 # A program that runs fine, but whose `f` gives another answer under jax.jit: it normalises numpy input
 # only, and under jit it sees a tracer instead of a numpy array.

@@ -6,7 +6,7 @@ import textwrap
 
 import libcst as cst
 
-from reducer.passes import ConstantPass, HoistPass, InlinePass, LiteralPass, TidyPass, UnusedParametersPass, UnwrapPass
+from reducer.search.passes import ConstantPass, HoistPass, InlinePass, LiteralPass, TidyPass, UnusedParametersPass, UnwrapPass
 
 
 def candidates(pass_, source: str) -> list[str]:
@@ -327,7 +327,7 @@ def test_inline_module_attribute_aliases_and_negative_constants():
 
 
 def test_namedtuple_field_goes_with_its_arguments_and_unpacking_targets():
-    from reducer.passes import NamedTupleFieldsPass
+    from reducer.search.passes import NamedTupleFieldsPass
 
     out = candidates(NamedTupleFieldsPass(), """
     from typing import NamedTuple
@@ -348,7 +348,7 @@ def test_namedtuple_field_goes_with_its_arguments_and_unpacking_targets():
 
 
 def test_namedtuple_becomes_a_tuple_and_constant_containers_move_to_their_use():
-    from reducer.passes import NamedTupleFieldsPass
+    from reducer.search.passes import NamedTupleFieldsPass
 
     out = candidates(NamedTupleFieldsPass(), """
     class S(NamedTuple):

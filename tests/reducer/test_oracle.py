@@ -8,8 +8,11 @@ import time
 
 import pytest
 
-from reducer.oracle import Cancelled, Oracle
-from reducer.signature import Kind, Outcome, Signature
+from reducer.execution.fresh import Cancelled
+
+from reducer.judging.oracle import Oracle
+from reducer.execution.outcome import Kind, Outcome
+from reducer.judging.signature import Signature
 
 FAIL = Outcome(kind=Kind.EXCEPTION, exc_type="TypeError", message="add got incompatible shapes: (3,), (4,)")
 PASS = Outcome(kind=Kind.SUCCESS)

@@ -9,7 +9,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from reducer.passes import StatementPass, UnusedDefinitionsPass, default_passes
+from reducer.search.passes import StatementPass, UnusedDefinitionsPass, default_passes
 import ast
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -10,10 +10,11 @@ import time
 
 import pytest
 
-from reducer.isolation import patches_modules
-from reducer.oracle import Cancelled
-from reducer.pool import PoolExecutor, needs_fresh_interpreter, top_level_imports
-from reducer.signature import Kind, Signature
+from reducer.execution.isolation import patches_modules
+from reducer.execution.fresh import Cancelled
+from reducer.execution.pool import PoolExecutor, needs_fresh_interpreter, top_level_imports
+from reducer.execution.outcome import Kind
+from reducer.judging.signature import Signature
 
 TIMEOUT = 60.0
 

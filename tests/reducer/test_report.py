@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
 from reducer.report import render_html, render_markdown, write_reports
-from reducer.signature import Kind, Outcome
+from reducer.execution.outcome import Kind, Outcome
 
 HOSTILE_SOURCE = 'x = "</code></pre><script>alert(1)</script>"\nprint(f"``` | {x}")\n````\n'
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from reducer.search import EditSet, SearchStats, reduce_edits
+from reducer.search.ddmin import EditSet, SearchStats, reduce_edits
 
 
 class CountingTester:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from reducer.runner import PROGRAM_SITE, public_type_name, site_of
-from reducer.signature import Kind, Level, Outcome, Signature, first_line, template
+from reducer.execution.outcome import PROGRAM_SITE, public_type_name, site_of
+from reducer.execution.outcome import Kind, Outcome, first_line
+from reducer.judging.signature import Level, Signature, template
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "jax_errors.json"
 RECORDS = json.loads(FIXTURE.read_text())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reducer.engine import count_tokens
+from reducer.search.size import count_tokens
 from reducer.records import Status
 from reducer.triage import resolve, triage, triage_dir
 

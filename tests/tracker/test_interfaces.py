@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from reducer import signature_of
-from reducer.signature import Signature
+from reducer.judging.signature import Signature
 from tracker.config import ConfigError, Flags
 from tracker_harness import ALLOWED_IMPORTS, PTH, PROGRAMS, imports_of, load_leaves, run
 

@@ -10,7 +10,9 @@ import os
 import numpy as np
 import pytest
 
-from reducer.signature import Kind, Signature
+from reducer.execution.outcome import Kind
+
+from reducer.judging.signature import Signature
 from tracker_harness import ALLOWED_IMPORTS, imports_of, program_names
 
 SIGNATURE = Signature()  # the reducer's default level: template

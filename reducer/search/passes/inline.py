@@ -26,10 +26,10 @@ import libcst as cst
 from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope,
                              ParentNodeProvider, ScopeProvider)
 
-from reducer.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements, visited
-from reducer.passes.cleanup import UnusedDefinitionsPass
-from reducer.passes.hoist import parallel_assign, unpacked_targets
-from reducer.passes.names import dict_entries, fit, import_aliases, names_in, qualified_name, substitute
+from reducer.search.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements, visited
+from reducer.search.passes.cleanup import UnusedDefinitionsPass
+from reducer.search.passes.hoist import parallel_assign, unpacked_targets
+from reducer.search.passes.names import dict_entries, fit, import_aliases, names_in, qualified_name, substitute
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
 
-from reducer.passes.base import REMOVE, Edit, EditPass, visited
-from reducer.passes.names import import_aliases, literal_shape, names_in
+from reducer.search.passes.base import REMOVE, Edit, EditPass, visited
+from reducer.search.passes.names import import_aliases, literal_shape, names_in
 
 CONSTANTS = (cst.Float("1.0"), cst.Integer("0"))
 

@@ -7,7 +7,7 @@ of two ways:
 * **in place, on a runner** (the default): a child forked from the zygote that starts the backend once
   and then runs candidate after candidate in its own interpreter, so jax's in-memory caches and the
   backend stay warm (a small candidate costs a few milliseconds instead of ~80). Between candidates the
-  runner restores or checks everything a candidate could leave behind (:mod:`reducer.isolation`); when
+  runner restores or checks everything a candidate could leave behind (:mod:`reducer.execution.isolation`); when
   it cannot vouch for its state, or the candidate crashed, hung or was cancelled, the runner goes and
   the next candidate gets a new one, forked from the pristine zygote in ~20 ms.
 * **in a child of its own**, forked for that candidate and gone after it: for candidates that patch
@@ -37,10 +37,10 @@ from typing import Any
 
 from multiprocess.connection import Connection
 
-from reducer.isolation import Snapshot, patches_modules
-from reducer.oracle import CANDIDATE_FILENAME, finished_outcome, read_tail
-from reducer.runner import run_and_judge
-from reducer.signature import Kind, Outcome
+from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, read_tail
+from reducer.execution.isolation import Snapshot, patches_modules
+from reducer.execution.outcome import Kind, Outcome
+from reducer.execution.runner import run_and_judge
 
 BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
 # Imported lazily by jax's first lowering (~30 ms in every child otherwise); they start no threads.

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from reducer.passes.base import Edit, EditPass
+from reducer.search.passes.base import Edit, EditPass
 
 _CLAUSES = (cst.Else, cst.Finally, cst.ExceptHandler)
 

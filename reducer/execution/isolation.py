@@ -1,6 +1,6 @@
 """What a warm runner saves before an in-place candidate and puts back after it, and when it gives up.
 
-A runner (see :mod:`reducer.pool`) runs many candidates one after another in one process, with the JAX
+A runner (see :mod:`reducer.execution.zygote`) runs many candidates one after another in one process, with the JAX
 backend and jax's in-memory caches warm. Each candidate must still behave as if it ran alone, so the
 runner takes a :class:`Snapshot` once, when it starts, and after every candidate:
 
@@ -69,7 +69,7 @@ def _root_name(node: ast.expr) -> str | None:
 def _installed_prefixes() -> tuple[str, ...]:
     """Where installed code lives (stdlib, site-packages, this package): never program state, even when the
     program's directory contains them (a repro next to its virtualenv)."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the reducer package
     libraries = sysconfig.get_paths()
     paths = {libraries[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")} | set(site.getsitepackages())
     paths.add(here)

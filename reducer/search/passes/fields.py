@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from reducer.passes.base import REMOVE, Edit, EditPass, block_statements
-from reducer.passes.names import import_aliases, qualified_name
+from reducer.search.passes.base import REMOVE, Edit, EditPass, block_statements
+from reducer.search.passes.names import import_aliases, qualified_name
 
 
 def _fields(cls: cst.ClassDef) -> list[cst.CSTNode] | None:

@@ -2,10 +2,9 @@
 
 ``reduce(..., interesting=pred)`` replaces the signature comparison by ``pred(outcome, source) -> bool``.
 The predicate is serialised with dill (as ``multiprocess`` does) and evaluated in the same isolated process
-as the candidate, after the candidate ran: the forked child of a pool worker, or the fresh interpreter. So a
-predicate that ``exec()``s the source itself, flips jax config or leaves state behind is isolated too.
-
-This module is imported by candidate processes only when a predicate is in use; dill is imported lazily.
+as the candidate, after the candidate ran (:func:`reducer.execution.outcome.with_verdict`): a pool worker's
+runner or forked child, or the fresh interpreter. So a predicate that ``exec()``s the source itself, flips jax
+config or leaves state behind is isolated too. dill is imported lazily.
 """
 
 from __future__ import annotations
@@ -16,7 +15,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from reducer.signature import Outcome, Signature
+from reducer.execution.outcome import Outcome
+from reducer.judging.signature import Signature
 
 Predicate = Callable[[Outcome, str], bool]
 """``predicate(outcome, source) -> bool``: whether a candidate is interesting."""
@@ -59,17 +59,6 @@ def ship(predicate: Predicate) -> bytes:
 
 def predicate_name(predicate: Predicate) -> str:
     return getattr(predicate, "__qualname__", None) or type(predicate).__name__
-
-
-def evaluate(payload: bytes, outcome: Outcome, source: str) -> Outcome:
-    """In the candidate's process: ``outcome`` with the predicate's verdict (False if the predicate raised)."""
-    try:
-        import dill
-
-        verdict = bool(dill.loads(payload)(outcome, source))
-    except BaseException as exc:  # noqa: BLE001 - a broken predicate makes the candidate uninteresting
-        return dataclasses.replace(outcome, verdict=False, verdict_error=f"{type(exc).__name__}: {exc}")
-    return dataclasses.replace(outcome, verdict=verdict)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
-from reducer.passes.base import REMOVE, Edit, EditPass
-from reducer.passes.names import dict_entries, import_aliases, name_uses, names_in, qualified_name
-from reducer.passes.unwrap import is_transform
+from reducer.search.passes.base import REMOVE, Edit, EditPass
+from reducer.search.passes.names import dict_entries, import_aliases, name_uses, names_in, qualified_name
+from reducer.search.passes.unwrap import is_transform
 
 _POSITION_FREE = {"has_aux"}  # keywords of a transformation that do not refer to argument positions
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
 
-from reducer.passes.base import REMOVE, Edit, EditPass, block_statements, visited
-from reducer.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, name_uses, names_in,
+from reducer.search.passes.base import REMOVE, Edit, EditPass, block_statements, visited
+from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, name_uses, names_in,
                                   parenthesize_always, qualified_name, substitute)
 
 

@@ -1,8 +1,8 @@
-"""Outcomes of running a program, and the signatures that say when two outcomes are "the same failure".
+"""Signatures: when two outcomes are "the same failure".
 
-An :class:`Outcome` is what one run of a candidate produced. A :class:`Signature` is a chosen level of
-comparison (``type``, ``template`` or ``exact``, optionally with a message regex) and turns an outcome into
-a hashable key; a candidate is interesting when its key equals the original's.
+A :class:`Signature` is a chosen level of comparison (``type``, ``template`` or ``exact``, optionally with a
+message regex) and turns an :class:`~reducer.execution.outcome.Outcome` into a hashable key; a candidate is
+interesting when its key equals the original's.
 """
 
 from __future__ import annotations
@@ -10,82 +10,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-import signal as _signal
-from typing import Any
 
-
-class Kind(str, enum.Enum):
-    SUCCESS = "success"
-    EXCEPTION = "exception"
-    TIMEOUT = "timeout"
-    CRASH = "crash"  # killed by a signal, or exited without reporting (os._exit, hard abort)
-
-
-@dataclasses.dataclass(frozen=True)
-class Outcome:
-    """What one run of a program produced."""
-
-    kind: Kind
-    exc_type: str = ""  # qualified, public where possible: "jax.errors.ConcretizationTypeError"
-    message: str = ""
-    site_module: str = ""  # module of the raising site ("<program>" for the program's own code)
-    site_function: str = ""
-    signal: int = 0  # for crashes killed by a signal
-    exit_code: int = 0  # for crashes that exited without reporting
-    seconds: float = 0.0
-    stderr_tail: str = ""  # last lines of stderr, for crashes (XLA check failures print there)
-    verdict: bool | None = None  # a custom predicate's answer (reducer.interesting), when one is in use
-    verdict_error: str = ""  # what the predicate raised, if it did
-
-    @property
-    def failed(self) -> bool:
-        return self.kind in (Kind.EXCEPTION, Kind.CRASH)
-
-    @property
-    def first_line(self) -> str:
-        return first_line(self.message)
-
-    def describe(self) -> str:
-        """One line for people: "TypeError: add got incompatible shapes ... (at jax._src.lax.lax.broadcasting_shape_rule)"."""
-        if self.kind is Kind.EXCEPTION:
-            site = f" (raised in {self.site_module}.{self.site_function})" if self.site_function else ""
-            return f"{self.exc_type}: {self.first_line}{site}"
-        if self.kind is Kind.CRASH:
-            if self.signal:
-                return f"crash: killed by {signal_name(self.signal)}"
-            return f"crash: exited with code {self.exit_code} without reporting"
-        if self.kind is Kind.TIMEOUT:
-            return f"timeout after {self.seconds:.1f}s"
-        return "success (no error)"
-
-    def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["kind"] = self.kind.value
-        if self.verdict is None:  # no predicate: keep the JSON as it was without one
-            del data["verdict"], data["verdict_error"]
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Outcome:
-        fields = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in fields}
-        values["kind"] = Kind(values["kind"])
-        return cls(**values)
-
-
-def signal_name(signum: int) -> str:
-    try:
-        return _signal.Signals(signum).name
-    except ValueError:
-        return f"signal {signum}"
-
-
-def first_line(message: str) -> str:
-    """The first non-blank line of a message (some JAX errors start with a newline)."""
-    for line in message.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+from reducer.execution.outcome import Kind, Outcome, first_line
 
 
 # --- message templates -------------------------------------------------------------------------------

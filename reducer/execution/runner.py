@@ -1,8 +1,8 @@
 """Runs one candidate program inside the current process and describes how it ended.
 
 This module is imported by candidate processes (fresh interpreters and pool workers), so it imports only
-the standard library and :mod:`reducer.signature`: nothing here may slow a candidate down or change
-what it sees.
+the standard library and :mod:`reducer.execution.outcome`: nothing here may slow a candidate down or
+change what it sees.
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ import time
 import types
 from typing import Any
 
-from reducer.signature import Kind, Outcome
-
-PROGRAM_SITE = "<program>"  # raising site inside the program being reduced: its own names are not kept
+from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 
 # Candidates run with JAX's traceback filtering off, so the raising site inside jax is visible.
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -28,70 +26,6 @@ def candidate_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _TRACKER_ENV}
     env.update(CANDIDATE_ENV)
     return env
-
-# Public homes of exception types that JAX defines in private modules, most specific first.
-_PUBLIC_MODULES = ("jax.errors", "jax.lax", "jax.numpy", "jax.random", "jax.tree_util", "jax")
-
-
-def public_type_name(exc_type: type) -> str:
-    """The qualified name a user would write: builtins bare, JAX's private types by their public alias."""
-    module, qualname = exc_type.__module__, exc_type.__qualname__
-    if module == "builtins":
-        return qualname
-    if module.startswith(("jax._src", "jaxlib")):
-        for public in _PUBLIC_MODULES:
-            if getattr(sys.modules.get(public), qualname, None) is exc_type:
-                return f"{public}.{qualname}"
-    return f"{module}.{qualname}"
-
-
-def _is_jax_module(name: str) -> bool:
-    return name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib."))
-
-
-def site_of(frames: list[tuple[str, str, str]], program_file: str) -> tuple[str, str]:
-    """(module, function) of the innermost frame inside jax, else of the innermost frame.
-
-    ``frames`` are (module name, function name, file name), outermost first. A site in the program
-    itself is reported as ``PROGRAM_SITE`` without a function: the reducer renames and inlines the
-    program's own functions, which must not change its signature.
-    """
-    for module, function, _ in reversed(frames):
-        if _is_jax_module(module):
-            return module, function
-    if not frames:
-        return "", ""
-    module, function, filename = frames[-1]
-    if filename == program_file:
-        return PROGRAM_SITE, ""
-    return module, function
-
-
-def traceback_frames(exc: BaseException) -> list[tuple[str, str, str]]:
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        frames.append((str(tb.tb_frame.f_globals.get("__name__", "")), code.co_name, code.co_filename))
-        tb = tb.tb_next
-    return frames
-
-
-def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> Outcome:
-    try:
-        message = str(exc)
-    except Exception as err:  # a broken __str__ must not hide the failure
-        message = f"<unprintable {type(exc).__name__}: {err!r}>"
-    module, function = site_of(traceback_frames(exc), program_file)
-    return Outcome(
-        kind=Kind.EXCEPTION,
-        exc_type=public_type_name(type(exc)),
-        message=message,
-        site_module=module,
-        site_function=function,
-        seconds=seconds,
-    )
-
 
 def run_source(source: str, filename: str) -> Outcome:
     """Execute ``source`` as the ``__main__`` module of this process and return how it ended."""
@@ -116,13 +50,9 @@ def run_source(source: str, filename: str) -> Outcome:
 
 
 def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
-    """Run ``source``; with a shipped predicate (:mod:`reducer.interesting`), add its verdict afterwards."""
+    """Run ``source``; with a shipped predicate (:mod:`reducer.judging.criterion`), add its verdict afterwards."""
     outcome = run_source(source, filename)
-    if check is None:
-        return outcome
-    from reducer.interesting import evaluate  # imports dill: only candidates with a predicate pay for it
-
-    return evaluate(check, outcome, source)
+    return outcome if check is None else with_verdict(check, outcome, source)
 
 
 def _flush_std_streams() -> None:

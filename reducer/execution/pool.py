@@ -1,9 +1,9 @@
 """A warm pool of JAX workers: pay ``import jax`` once per worker, not once per candidate.
 
-Each worker is a *zygote* (:mod:`reducer.worker`): a fresh interpreter, talking to the reducer over a
+Each worker is a *zygote* (:mod:`reducer.execution.zygote`): a fresh interpreter, talking to the reducer over a
 ``multiprocess`` connection on a socket pair, that imports jax, numpy and the program's own top-level
 imports and never starts the JAX backend itself. It runs candidates on a warm *runner* forked from it,
-in place, with their state undone in between (:mod:`reducer.isolation`), or each in a child of its own;
+in place, with their state undone in between (:mod:`reducer.execution.isolation`), or each in a child of its own;
 either way nothing leaks from one candidate to the next, and a candidate that hangs, crashes or kills its
 process costs a fork, not an interpreter start. Candidates that set environment variables (which jax reads
 at import time, already past in a zygote) run in a fresh interpreter instead.
@@ -29,10 +29,10 @@ from typing import Any
 
 from multiprocess.connection import Connection, wait
 
-from reducer.oracle import PACKAGE_ROOT, Cancelled, FreshExecutor
-from reducer.runner import candidate_env
-from reducer.signature import Kind, Outcome
-from reducer.worker import BASE_PRELOAD, Job
+from reducer.execution.fresh import PACKAGE_ROOT, Cancelled, FreshExecutor
+from reducer.execution.outcome import Kind, Outcome
+from reducer.execution.runner import candidate_env
+from reducer.execution.zygote import BASE_PRELOAD, Job
 
 _POLL = 0.02  # seconds between checks for cancellation while a candidate runs
 
@@ -58,7 +58,7 @@ def needs_fresh_interpreter(source: str) -> bool:
 
 
 _ZYGOTE_BOOTSTRAP = (
-    "import sys, json; sys.path.insert(0, sys.argv[1]); from reducer.worker import zygote_main; "
+    "import sys, json; sys.path.insert(0, sys.argv[1]); from reducer.execution.zygote import zygote_main; "
     "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5])"
 )
 
@@ -94,7 +94,7 @@ class PoolStats:
 
 
 class PoolExecutor:
-    """Runs candidates on ``jobs`` warm zygote workers; an :class:`~reducer.oracle.Executor`."""
+    """Runs candidates on ``jobs`` warm zygote workers; an :class:`~reducer.execution.fresh.Executor`."""
 
     def __init__(self, jobs: int, *, sys_path: str = "", preload: list[str] | None = None, memory_mb: int = 0,
                  share_compilations: bool = True, in_place: bool = True):

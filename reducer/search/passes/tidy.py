@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from reducer.passes.base import Edit
-from reducer.passes.names import names_in
+from reducer.search.passes.base import Edit
+from reducer.search.passes.names import names_in
 
 
 # Inside brackets a parenthesised expression needs no parentheses of its own (tuples and generators aside).

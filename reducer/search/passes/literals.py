@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider, ScopeProvider
 
-from reducer.passes.base import REMOVE, Edit, EditPass, visited
-from reducer.passes.names import fit, import_aliases, literal_shape
+from reducer.search.passes.base import REMOVE, Edit, EditPass, visited
+from reducer.search.passes.names import fit, import_aliases, literal_shape
 
 SIMPLER_DTYPES = {"bfloat16": "float32", "float16": "float32", "float64": "float32", "int64": "int32",
                   "complex128": "complex64"}

@@ -5,17 +5,17 @@ One module per pass family; the engine schedules them and knows nothing about Py
 
 from __future__ import annotations
 
-from reducer.passes.base import REMOVE, Edit, EditPass, Pass
-from reducer.passes.cleanup import UnusedDefinitionsPass
-from reducer.passes.constants import ConstantPass
-from reducer.passes.fields import NamedTupleFieldsPass
-from reducer.passes.hoist import HoistPass
-from reducer.passes.inline import InlinePass
-from reducer.passes.literals import LiteralPass
-from reducer.passes.params import UnusedParametersPass
-from reducer.passes.statements import StatementPass
-from reducer.passes.tidy import TidyPass
-from reducer.passes.unwrap import UnwrapPass
+from reducer.search.passes.base import REMOVE, Edit, EditPass, Pass
+from reducer.search.passes.cleanup import UnusedDefinitionsPass
+from reducer.search.passes.constants import ConstantPass
+from reducer.search.passes.fields import NamedTupleFieldsPass
+from reducer.search.passes.hoist import HoistPass
+from reducer.search.passes.inline import InlinePass
+from reducer.search.passes.literals import LiteralPass
+from reducer.search.passes.params import UnusedParametersPass
+from reducer.search.passes.statements import StatementPass
+from reducer.search.passes.tidy import TidyPass
+from reducer.search.passes.unwrap import UnwrapPass
 
 
 def default_passes() -> list[Pass]:

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from reducer.passes.base import REMOVE, Edit, EditPass
-from reducer.passes.names import as_jax_constructor, import_aliases, last_part, parenthesize, qualified_name
+from reducer.search.passes.base import REMOVE, Edit, EditPass
+from reducer.search.passes.names import as_jax_constructor, import_aliases, last_part, parenthesize, qualified_name
 
 TRANSFORMS = {
     "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",

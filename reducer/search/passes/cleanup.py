@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ClassScope, MetadataWrapper, ParentNodeProvider, ScopeProvider
 
-from reducer.passes.base import Edit, EditPass
+from reducer.search.passes.base import Edit, EditPass
 
 
 def _bound_name(alias: cst.ImportAlias) -> str:

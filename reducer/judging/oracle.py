@@ -1,0 +1,130 @@
+"""The oracle: says which candidate programs fail the same way as the original, running each at most once.
+
+The :class:`Oracle` caches outcomes by the hash of the source (no program runs twice), compares them with
+the original's signature, and evaluates a sequence of candidates speculatively on ``jobs`` slots of an
+:class:`~reducer.execution.fresh.Executor` while deciding strictly in sequence order, so the answer does not
+depend on timing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import hashlib
+import threading
+from collections.abc import Iterable, Iterator
+
+from reducer.execution.fresh import Cancelled, Executor
+from reducer.execution.outcome import Kind, Outcome
+from reducer.judging.criterion import Criterion
+from reducer.judging.signature import Signature
+
+
+def source_hash(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+@dataclasses.dataclass
+class OracleStats:
+    tests: int = 0  # programs actually run
+    cache_hits: int = 0  # candidates answered from the cache
+    cancelled: int = 0  # speculative runs stopped early
+    timeouts: int = 0
+    seconds_running: float = 0.0
+
+
+class Oracle:
+    """Decides whether candidate programs fail like the original, running each distinct program once."""
+
+    def __init__(self, executor: Executor, signature: Signature | Criterion, original: Outcome, *, timeout: float,
+                 jobs: int = 1):
+        self.executor = executor
+        self.signature = signature
+        self.original = original
+        self.timeout = timeout
+        self.jobs = max(1, jobs)
+        self.stats = OracleStats()
+        self._cache: dict[str, Outcome] = {}
+        self._lock = threading.Lock()
+        self._threads = cf.ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="oracle")
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=True, cancel_futures=True)
+        self.executor.close()
+
+    def is_interesting(self, source: str) -> bool:
+        return self.first_interesting([source]) == 0
+
+    def interesting(self, outcome: Outcome) -> bool:
+        return self.signature.same(self.original, outcome)
+
+    def first_interesting(self, sources: Iterable[str | None]) -> int | None:
+        """Index of the first source (in order) that fails like the original, or None.
+
+        ``None`` entries are candidates rejected before running (not smaller, did not build). Up to ``jobs``
+        later candidates run speculatively while an earlier one is pending; once an earlier candidate is
+        interesting, later runs are cancelled. The answer is the same for every ``jobs`` value.
+        """
+        pending: dict[int, tuple[str, cf.Future[Outcome], threading.Event]] = {}
+        numbered: Iterator[tuple[int, str | None]] = enumerate(sources)
+        exhausted = False
+        decided = 0  # every index below this one is known not to be interesting
+        known: dict[int, Outcome | None] = {}
+        try:
+            while True:
+                # Fill free slots with the next candidates, answering cached ones at once.
+                while not exhausted and len(pending) < self.jobs:
+                    item = next(numbered, None)
+                    if item is None:
+                        exhausted = True
+                        break
+                    index, source = item
+                    if source is None:
+                        known[index] = None
+                        continue
+                    cached = self._cache.get(source_hash(source))
+                    if cached is not None:
+                        self.stats.cache_hits += 1
+                        known[index] = cached
+                        if index == decided:
+                            break  # decide it before starting more work
+                        continue
+                    cancel = threading.Event()
+                    future = self._threads.submit(self._run, source, cancel)
+                    pending[index] = (source, future, cancel)
+                # Decide in order as far as the known results allow.
+                while decided in known:
+                    outcome = known.pop(decided)
+                    if outcome is not None and self.interesting(outcome):
+                        return decided
+                    decided += 1
+                if exhausted and not pending and not known:
+                    return None
+                if decided in pending:
+                    cf.wait([f for _, f, _ in pending.values()], return_when=cf.FIRST_COMPLETED)
+                    for index in [i for i, (_, f, _) in pending.items() if f.done()]:
+                        _, future, _ = pending.pop(index)
+                        known[index] = future.result()
+                elif exhausted and not pending:
+                    return None
+        finally:
+            for _, future, cancel in pending.values():
+                cancel.set()
+                future.cancel()
+            for _, future, _ in pending.values():
+                try:
+                    future.result()
+                except (Cancelled, cf.CancelledError):
+                    self.stats.cancelled += 1
+
+    def _run(self, source: str, cancel: threading.Event) -> Outcome:
+        if cancel.is_set():
+            raise Cancelled()
+        outcome = self.executor.run(source, self.timeout, cancel)
+        with self._lock:
+            self.stats.tests += 1
+            self.stats.seconds_running += outcome.seconds
+            if outcome.kind is Kind.TIMEOUT:
+                self.stats.timeouts += 1
+            self._cache[source_hash(source)] = outcome
+        return outcome
