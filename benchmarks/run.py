@@ -28,7 +28,8 @@ sys.path.insert(0, str(HERE.parent))
 import jax  # noqa: E402  (only for its version in the report)
 
 from benchmarks.baselines import LineDdminStats, line_ddmin  # noqa: E402
-from reducer.api import check_original, derive_timeout, reduce, run_once  # noqa: E402
+from reducer.api import reduce  # noqa: E402
+from reducer.judging.checks import check_original, derive_timeout, run_once  # noqa: E402
 from reducer.search.size import count_tokens  # noqa: E402
 from reducer.execution.fresh import FreshExecutor  # noqa: E402
 from reducer.judging.oracle import Oracle  # noqa: E402

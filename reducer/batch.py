@@ -16,17 +16,17 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from reducer import api
-from reducer.search.engine import Progress
-from reducer.judging.criterion import Predicate, predicate_name
-from reducer.search.passes.base import Pass
 from reducer.execution.pool import PoolExecutor, top_level_imports
+from reducer.files import write_atomically
+from reducer.judging.checks import InputError
+from reducer.options import Options
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
-from reducer.judging.signature import Level, Signature
+from reducer.search.engine import Progress
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
@@ -89,11 +89,11 @@ def default_outdir(root: Path) -> Path:
 def check_dirs(root: Path, out: Path) -> None:
     """InputError unless ``root`` is a directory whose files the outputs can never overwrite."""
     if not root.is_dir():
-        raise api.InputError(f"{root}: not a directory", "missing")
+        raise InputError(f"{root}: not a directory", "missing")
     if out == root or root.is_relative_to(out):
-        raise api.InputError(f"the output directory {out} must not contain the input directory {root}", "bad-input")
+        raise InputError(f"the output directory {out} must not contain the input directory {root}", "bad-input")
     if out.exists() and not out.is_dir():
-        raise api.InputError(f"{out}: exists and is not a directory", "bad-input")
+        raise InputError(f"{out}: exists and is not a directory", "bad-input")
 
 
 def read_bytes(path: Path) -> bytes | None:
@@ -147,47 +147,24 @@ class Manifest:
         """Record a finished file and save at once, atomically: an interruption loses at most this file."""
         self.entries[record.path] = {"options": options, "record": record.to_json()}
         data = {"version": MANIFEST_VERSION, "root": self.root, "files": self.entries}
-        api.write_atomically(str(self.path), json.dumps(data, indent=1) + "\n")
+        write_atomically(str(self.path), json.dumps(data, indent=1) + "\n")
 
 
 # --- one file -----------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    """What every file of a batch is reduced with."""
-
-    jobs: int
-    timeout: float | None
-    signature: Signature
-    interesting: Predicate | None
-    passes: Sequence[Pass] | None
-    memory_mb: int
-
-    def options(self) -> dict[str, Any]:
-        """The options that change a result: a file reduced with other options is reduced again."""
-        return {
-            "signature": self.signature.level.value,
-            "match": self.signature.match,
-            "timeout": self.timeout,
-            "interesting": predicate_name(self.interesting) if self.interesting else None,
-            "passes": [p.name for p in self.passes] if self.passes is not None else "default",
-            "memory_mb": self.memory_mb,
-        }
 
 
 def bad_record(rel: str, sha256: str, status: Status, reason: str, seconds: float) -> FileRecord:
     return FileRecord(path=rel, sha256=sha256, status=status, reason=reason, seconds=seconds)
 
 
-def status_of(err: api.InputError) -> Status:
+def status_of(err: InputError) -> Status:
     try:
         return Status(err.reason)
     except ValueError:
         return Status.ERROR
 
 
-def reduce_file(root: Path, out: Path, rel: str, data: bytes, settings: Settings, pool: bool | PoolExecutor,
+def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, workers: PoolExecutor | None,
                 on_progress: Callable[[Progress], None]) -> FileRecord:
     """Reduce one repro to ``out/rel``; a record of the result or of why there is none."""
     started = time.perf_counter()
@@ -195,12 +172,8 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, settings: Settings
     output = out / rel
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        result = api.reduce(
-            root / rel, output=str(output), jobs=settings.jobs, timeout=settings.timeout,
-            signature=settings.signature, interesting=settings.interesting, passes=settings.passes,
-            pool=pool, memory_mb=settings.memory_mb, on_progress=on_progress,
-        )
-    except api.InputError as err:
+        result = api.reduce(root / rel, options, output=str(output), workers=workers, on_progress=on_progress)
+    except InputError as err:
         output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
         return bad_record(rel, sha256, status_of(err), str(err), time.perf_counter() - started)
     except (KeyboardInterrupt, SystemExit):
@@ -209,7 +182,7 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, settings: Settings
         return bad_record(rel, sha256, Status.ERROR, f"{type(err).__name__}: {err}", time.perf_counter() - started)
     return FileRecord(
         path=rel, sha256=sha256, status=Status.REDUCED, signature=result.signature,
-        key=settings.signature.key(result.original), output=rel,
+        key=options.signature.key(result.original), output=rel,
         tokens_before=result.tokens_before, tokens_after=result.tokens_after,
         lines_before=result.lines_before, lines_after=result.lines_after,
         tests=result.tests, seconds=result.seconds, outcome=result.original,
@@ -223,13 +196,13 @@ def read_or_empty(path: Path) -> str:
         return ""
 
 
-def start_shared_pool(jobs: int, sources: list[bytes], memory_mb: int) -> PoolExecutor:
+def start_shared_pool(options: Options, sources: list[bytes]) -> PoolExecutor:
     """One pool for the whole batch, preloading the union of the repros' top-level imports that resolve
     without a repro's own directory (a zygote skips those that do not)."""
     imports: list[str] = []
     for data in sources:
         imports.extend(top_level_imports(data.decode("utf-8", "replace")))
-    return PoolExecutor(jobs, preload=list(dict.fromkeys(imports)), memory_mb=memory_mb)
+    return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb)
 
 
 # --- the batch ----------------------------------------------------------------------------------------
@@ -238,22 +211,19 @@ def start_shared_pool(jobs: int, sources: list[bytes], memory_mb: int) -> PoolEx
 def reduce_dir(
     directory: str | os.PathLike[str],
     out: str | os.PathLike[str] | None = None,
+    options: Options | None = None,
+    /,
     *,
-    jobs: int | None = None,
-    timeout: float | None = None,
-    signature: Signature | Level | str = Level.TEMPLATE,
-    match: str | None = None,
-    interesting: Predicate | None = None,
-    passes: Sequence[Pass] | None = None,
-    pool: bool | PoolExecutor = True,
-    memory_mb: int = 0,
+    workers: PoolExecutor | None = None,
     on_event: Callable[[BatchEvent], None] | None = None,
+    **settings: Any,
 ) -> Report:
     """Reduce every ``*.py`` repro under ``directory`` (recursively) into ``out`` (default: a sibling
     ``DIR.reduced``), mirroring the directory layout, and bucket them by signature.
 
-    Options are those of :func:`reducer.reduce`, applied to every file; all files share one worker pool
-    (``pool=True`` starts one; pass a running :class:`~reducer.execution.pool.PoolExecutor` to reuse yours).
+    ``options`` and ``settings`` are those of :func:`reducer.reduce`, applied to every file; all files share
+    one worker pool (one is started unless ``pool=False``; pass a running
+    :class:`~reducer.execution.pool.PoolExecutor` as ``workers`` to reuse yours).
     Resumable through ``out/manifest.json``; writes ``out/report.md``, ``report.json`` and ``report.html``
     (also when interrupted, for the files finished so far). ``on_event`` receives a :class:`FileStarted`,
     :class:`FileProgress` and :class:`FileDone` for progress displays. Raises :class:`reducer.InputError`
@@ -267,20 +237,19 @@ def reduce_dir(
     check_dirs(root, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     emit = on_event or (lambda event: None)
-    settings = Settings(jobs or os.cpu_count() or 1, timeout, api.as_signature(signature, match), interesting,
-                        passes, memory_mb)
-    options = settings.options()
+    options = Options.of(options, **settings)
+    key = options.result_key()
     manifest = Manifest.load(out_dir / MANIFEST, str(root))
     files = find_repros(root, exclude=out_dir)
     contents = {rel: data for rel in files if (data := read_bytes(root / rel)) is not None}
-    todo = {rel for rel in files if rel not in contents or not manifest.finished(rel, file_hash(contents[rel]), options)}
+    todo = {rel for rel in files if rel not in contents or not manifest.finished(rel, file_hash(contents[rel]), key)}
     records: list[FileRecord] = []
     resumed: list[str] = []
 
     def report() -> Report:
         return Report(
             mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
-            seconds=time.perf_counter() - started, options=tuple(options.items()), files=tuple(records),
+            seconds=time.perf_counter() - started, options=tuple(key.items()), files=tuple(records),
             buckets=buckets_of(records, lambda r: read_or_empty(out_dir / (r.output or r.path))),
             resumed=tuple(resumed),
         )
@@ -290,18 +259,18 @@ def reduce_dir(
         for index, rel in enumerate(files):
             emit(FileStarted(rel, index, len(files)))
             if rel not in todo:
-                record = manifest.finished(rel, file_hash(contents[rel]), options)
+                record = manifest.finished(rel, file_hash(contents[rel]), key)
                 assert record is not None
                 resumed.append(rel)
             elif rel not in contents:
                 record = bad_record(rel, "", Status.UNREADABLE, f"{root / rel}: cannot be read", 0.0)
             else:
-                if pool is True and shared is None:
-                    shared = start_shared_pool(settings.jobs, [contents.get(r, b"") for r in sorted(todo)], memory_mb)
-                record = reduce_file(root, out_dir, rel, contents[rel], settings, shared or pool,
+                if workers is None and options.pool and shared is None:
+                    shared = start_shared_pool(options, [contents.get(r, b"") for r in sorted(todo)])
+                record = reduce_file(root, out_dir, rel, contents[rel], options, workers or shared,
                                      lambda progress, rel=rel: emit(FileProgress(rel, progress)))
             if rel in todo:
-                manifest.put(record, options)
+                manifest.put(record, key)
             records.append(record)
             emit(FileDone(record, index, len(files), len(buckets_of(records, lambda r: "")), rel not in todo))
     finally:

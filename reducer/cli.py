@@ -13,10 +13,12 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO
 
-from reducer.api import InputError, Result, default_output, reduce
-from reducer.search.engine import PassStats, Progress
-from reducer.records import Report
+from reducer.api import InputError, Result, reduce
+from reducer.files import default_output
 from reducer.judging.signature import Level, Signature
+from reducer.options import Options
+from reducer.records import Report
+from reducer.search.engine import PassStats, Progress
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -62,11 +64,26 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                             help="after the summary, a table per pass: runs, tests, successes, tokens removed, seconds")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress display and no summary")
     args = parser.parse_args(argv)
-    if args.jobs is not None and args.jobs < 1:
-        parser.error("--jobs must be at least 1")
-    if args.timeout is not None and args.timeout <= 0:
-        parser.error("--timeout must be positive")
+    try:
+        args.options = options_from(args)
+    except ValueError as err:
+        parser.error(_with_flag_names(str(err)))
     return args
+
+
+_FLAGS = {"jobs": "--jobs", "timeout": "--timeout", "memory_mb": "--memory-limit", "match": "--match"}
+
+
+def _with_flag_names(message: str) -> str:
+    """An Options error names its field; on the command line, name the flag."""
+    field, _, rest = message.partition(" ")
+    return f"{_FLAGS[field]} {rest}" if field in _FLAGS else message
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    """The one record of the reduction options the command line chose (ValueError if one is bad)."""
+    return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
+                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0))
 
 
 class ProgressLine:
@@ -133,11 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"jax-reduce: refusing to overwrite the input {args.file}; choose another -o", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        result = reduce(
-            args.file, output=output, jobs=args.jobs, timeout=args.timeout,
-            signature=Signature(Level(args.signature), args.match), pool=args.pool,
-            memory_mb=args.memory_limit, on_progress=progress,
-        )
+        result = reduce(args.file, args.options, output=output, on_progress=progress)
     except InputError as err:
         progress.clear()
         print(f"jax-reduce: {err}", file=sys.stderr)
@@ -178,11 +191,7 @@ def batch_main(args: argparse.Namespace) -> int:
     display = batch_display(sys.stderr, quiet=args.quiet)
     try:
         with display:
-            report = reduce_dir(
-                args.file, args.output, jobs=args.jobs, timeout=args.timeout,
-                signature=Signature(Level(args.signature), args.match), pool=args.pool,
-                memory_mb=args.memory_limit, on_event=display.on_event,
-            )
+            report = reduce_dir(args.file, args.output, args.options, on_event=display.on_event)
     except InputError as err:
         print(f"jax-reduce: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -211,8 +220,7 @@ def triage_main(args: argparse.Namespace) -> int:
     quiet = args.quiet or args.json
     try:
         report = triage_dir(
-            args.file, args.output, jobs=args.jobs, timeout=args.timeout,
-            signature=Signature(Level(args.signature), args.match), pool=args.pool,
+            args.file, args.output, args.options,
             on_done=None if quiet else lambda r: print(f"jax-reduce: {r.path}: {record_line(r)}", file=sys.stderr),
         )
     except InputError as err:

@@ -1,26 +1,74 @@
-"""Writing outputs so that a reader (or a crash, or Ctrl-C) never leaves a partial file.
-
-Kept apart from :mod:`reducer.api` so the tracker, which runs inside the user's failing program, can
-save repros with it without importing the reducer's engine.
-"""
+"""Reading the program to reduce (and where its outputs go by default)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import tempfile
+from pathlib import Path
+
+import libcst as cst
+
+from reducer.judging.checks import InputError
+from reprokit.files import write_atomically
+
+__all__ = ["Program", "check_syntax", "default_output", "program_dir", "read_program", "write_atomically"]
 
 
-def write_atomically(path: str, data: str | bytes) -> None:
-    """Write ``data`` (text, or bytes such as an ``.npz``) to ``path`` through a rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".jax-reduce-", suffix=".tmp", dir=directory)
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """A program to reduce: its source and, when it came from a file, that file's path."""
+
+    path: str | None
+    source: str
+
+    @property
+    def name(self) -> str:
+        return self.path or "the program"
+
+    @property
+    def directory(self) -> str:
+        """The directory its candidates get on ``sys.path``, as ``python prog.py`` would."""
+        return program_dir(self.path)
+
+
+def read_program(path_or_source: str | os.PathLike[str] | cst.Module) -> Program:
+    """The program, checked to be valid Python. A string containing a newline is taken as source, a libcst
+    module (what the tracker emits) as its code, anything else as a path. Raises :class:`InputError`."""
+    if isinstance(path_or_source, cst.Module):
+        program = Program(None, path_or_source.code)
+    elif isinstance(path_or_source, str) and "\n" in path_or_source:
+        program = Program(None, path_or_source)
+    else:
+        program = Program(str(path_or_source), read_file(Path(path_or_source)))
+    check_syntax(program.source, program.path or "<source>")
+    return program
+
+
+def read_file(path: Path) -> str:
+    if not path.exists():
+        raise InputError(f"{path}: no such file", "missing")
+    if not path.is_file():
+        raise InputError(f"{path}: not a file", "missing")
     try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        return path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"{path}: cannot be read: {err}", "unreadable") from None
+
+
+def check_syntax(source: str, name: str) -> None:
+    try:
+        compile(source, name, "exec")
+        cst.parse_module(source)
+    except SyntaxError as err:
+        raise InputError(f"{name}: not valid Python: {err.msg} (line {err.lineno})", "invalid") from None
+    except (ValueError, cst.ParserSyntaxError) as err:
+        raise InputError(f"{name}: cannot be parsed: {err}", "invalid") from None
+
+
+def default_output(path: str) -> str:
+    return path[:-3] + ".reduced.py" if path.endswith(".py") else path + ".reduced.py"
+
+
+def program_dir(path: str | None) -> str:
+    """The directory a program's candidates get on ``sys.path``, as ``python prog.py`` would."""
+    return os.path.dirname(os.path.abspath(path)) if path else ""

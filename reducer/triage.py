@@ -11,17 +11,20 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-from reducer import api
 from reducer.batch import (
     bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of,
 )
-from reducer.search.size import count_lines, count_tokens
-from reducer.judging.criterion import Criterion
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.pool import PoolExecutor
+from reducer.files import read_program
+from reducer.judging.checks import INITIAL_TIMEOUT, InputError, check_original
+from reducer.judging.criterion import Criterion
+from reducer.judging.signature import Signature
+from reducer.options import Options
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
-from reducer.judging.signature import Level, Signature
+from reducer.search.size import count_lines, count_tokens
 
 __all__ = ["Bucket", "triage", "triage_dir"]
 
@@ -48,12 +51,12 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signa
     if data is None:
         return bad_record(rel, "", Status.UNREADABLE, f"{path}: cannot be read", 0.0)
     try:
-        _, source = api.read_program(path)
-        api.check_syntax(source, str(path))
-        original = api.check_original(source, executor(api.program_dir(str(path))), Criterion(signature),
-                                      timeout, str(path))
-    except api.InputError as err:
+        program = read_program(path)
+        original = check_original(program.source, executor(program.directory), Criterion(signature), timeout,
+                                  str(path))
+    except InputError as err:
         return bad_record(rel, file_hash(data), status_of(err), str(err), time.perf_counter() - started)
+    source = program.source
     tokens, lines = count_tokens(source), count_lines(source)
     return FileRecord(
         path=rel, sha256=file_hash(data), status=Status.FAILING, signature=signature.describe(original),
@@ -65,18 +68,19 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signa
 def triage_dir(
     paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     out: str | os.PathLike[str] | None = None,
+    options: Options | None = None,
+    /,
     *,
-    jobs: int | None = None,
-    timeout: float | None = None,
-    signature: Signature | Level | str = Level.TEMPLATE,
-    match: str | None = None,
-    pool: bool | PoolExecutor = True,
+    workers: PoolExecutor | None = None,
     on_done: Callable[[FileRecord], None] | None = None,
+    **settings: Any,
 ) -> Report:
     """Triage a directory's repros (or a list of files); with ``out``, also write the reports there.
 
-    Each file runs twice (on the warm pool unless ``pool=False``), ``jobs`` files at a time; the
-    representative of a bucket is its smallest original. ``on_done`` is called as each file finishes.
+    ``options`` and ``settings`` are those of :func:`reducer.reduce` (``jobs``, ``timeout``, ``signature``,
+    ``match``, ``pool``). Each file runs twice (on the warm pool unless ``pool=False``; ``workers`` shares a
+    running one), ``jobs`` files at a time; the representative of a bucket is its smallest original.
+    ``on_done`` is called as each file finishes.
     """
     from reducer.report import write_reports
 
@@ -86,24 +90,24 @@ def triage_dir(
     if out_dir is not None:
         check_dirs(root, out_dir)
         files = [rel for rel in files if not (root / rel).is_relative_to(out_dir)]
-    jobs = jobs or os.cpu_count() or 1
-    signature = api.as_signature(signature, match)
-    owned = pool is True
-    workers = PoolExecutor(jobs) if owned else pool
-    executor = (lambda sys_path: workers.program(sys_path)) if isinstance(workers, PoolExecutor) else FreshExecutor
+    options = Options.of(options, **settings)
+    jobs, signature, timeout = options.jobs, options.signature, options.timeout
+    owned = workers is None and options.pool
+    pool = PoolExecutor(jobs) if owned else workers if options.pool else None
+    executor = (lambda sys_path: pool.program(sys_path)) if pool is not None else FreshExecutor
     done = on_done or (lambda record: None)
     records: dict[str, FileRecord] = {}
     try:
         with cf.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="triage") as threads:
-            futures = {threads.submit(triage_file, root, rel, executor, signature, timeout or api.INITIAL_TIMEOUT): rel
+            futures = {threads.submit(triage_file, root, rel, executor, signature, timeout or INITIAL_TIMEOUT): rel
                        for rel in files}
             for future in cf.as_completed(futures):
                 record = future.result()
                 records[record.path] = record
                 done(record)
     finally:
-        if owned and isinstance(workers, PoolExecutor):
-            workers.close()
+        if owned and pool is not None:
+            pool.close()
     ordered = tuple(records[rel] for rel in files)
     report = Report(
         mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
@@ -119,17 +123,16 @@ def triage_dir(
 
 def triage(
     paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    options: Options | None = None,
+    /,
     *,
-    jobs: int | None = None,
-    timeout: float | None = None,
-    signature: Signature | Level | str = Level.TEMPLATE,
-    match: str | None = None,
-    pool: bool | PoolExecutor = True,
+    workers: PoolExecutor | None = None,
+    **settings: Any,
 ) -> list[Bucket]:
     """Buckets of the failing repros among ``paths`` (a directory, or files), biggest first.
 
     Files that do not fail, fail differently on two runs, or cannot be read are left out; see
     :func:`triage_dir` for a full :class:`~reducer.records.Report` with their reasons.
     """
-    report = triage_dir(paths, jobs=jobs, timeout=timeout, signature=signature, match=match, pool=pool)
+    report = triage_dir(paths, None, options, workers=workers, **settings)
     return list(report.buckets)

@@ -9,7 +9,7 @@ import sys
 import threading
 from typing import Any, Callable
 
-from reducer.files import write_atomically
+from reprokit.files import write_atomically
 from tracker import config
 from tracker.calltree import FunctionDef, Statement, walk
 from tracker.hook import adopt

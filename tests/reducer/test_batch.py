@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from reducer.api import InputError
-from reducer.batch import MANIFEST, FileDone, FileProgress, Manifest, Settings, check_dirs, find_repros, reduce_dir
+from reducer.batch import MANIFEST, FileDone, FileProgress, Manifest, check_dirs, find_repros, reduce_dir
+from reducer.options import Options
 from reducer.search.size import count_tokens
 from reducer.search.passes import statement_passes
 from reducer.progress import RichDisplay, batch_display
@@ -58,12 +59,12 @@ def batch(make_repro_dir, pool, tmp_path_factory):
         if isinstance(event, FileProgress) and len(done) >= 3:
             raise KeyboardInterrupt  # Ctrl-C in the middle of a reduction
     with pytest.raises(KeyboardInterrupt):
-        reduce_dir(root, out, jobs=2, passes=statement_passes(), pool=pool, on_event=interrupt)
+        reduce_dir(root, out, jobs=2, passes=statement_passes(), workers=pool, on_event=interrupt)
     interrupted = types.SimpleNamespace(
         manifest=json.loads((out / MANIFEST).read_text()), report=json.loads((out / "report.json").read_text()),
     )
     events: list = []
-    report = reduce_dir(root, out, jobs=2, passes=statement_passes(), pool=pool, on_event=events.append)
+    report = reduce_dir(root, out, jobs=2, passes=statement_passes(), workers=pool, on_event=events.append)
     return types.SimpleNamespace(root=root, out=out, before=before, done=done, interrupted=interrupted,
                                  events=events, report=report)
 
@@ -155,17 +156,17 @@ def test_html_report_loads_in_chromium(batch, dump_dom):
 
 
 def test_manifest_reuses_a_record_only_for_the_same_content_and_options(tmp_path):
-    settings = Settings(2, None, Signature(), None, None, 0)
+    settings = Options(jobs=2).result_key()
     manifest = Manifest(tmp_path / MANIFEST, str(tmp_path))
     record = FileRecord(path="a.py", sha256="abc", status=Status.FLAKY, reason="flaky")
-    manifest.put(record, settings.options())
+    manifest.put(record, settings)
     loaded = Manifest.load(tmp_path / MANIFEST, str(tmp_path))
-    assert loaded.finished("a.py", "abc", settings.options()) == record
-    assert loaded.finished("a.py", "abd", settings.options()) is None  # edited since
-    other = Settings(2, 30.0, Signature(), None, None, 0)
-    assert loaded.finished("a.py", "abc", other.options()) is None
-    loaded.put(FileRecord(path="b.py", sha256="x", status=Status.ERROR, reason="boom"), settings.options())
-    assert loaded.finished("b.py", "x", settings.options()) is None  # internal errors are retried
+    assert loaded.finished("a.py", "abc", settings) == record
+    assert loaded.finished("a.py", "abd", settings) is None  # edited since
+    other = Options(jobs=2, timeout=30.0).result_key()
+    assert loaded.finished("a.py", "abc", other) is None
+    loaded.put(FileRecord(path="b.py", sha256="x", status=Status.ERROR, reason="boom"), settings)
+    assert loaded.finished("b.py", "x", settings) is None  # internal errors are retried
 
 
 def test_directories(tmp_path):

@@ -64,7 +64,7 @@ def jit_changes_output(outcome: Outcome, source: str) -> bool:
 def test_reduce_with_a_predicate_that_execs_the_source(pool, tmp_path):
     program = tmp_path / "jit_differs.py"
     program.write_text(JIT_DIFFERS)
-    result = reduce(program, jobs=2, pool=pool, interesting=jit_changes_output, passes=statement_passes())
+    result = reduce(program, jobs=2, workers=pool, interesting=jit_changes_output, passes=statement_passes())
     assert result.original.kind is Kind.SUCCESS and result.original.verdict is True
     assert result.signature.startswith("interesting(jit_changes_output)")
     assert result.disagreements == 0  # the fresh interpreter ran the predicate too, and agreed
@@ -126,5 +126,5 @@ def test_a_closure_and_a_broken_predicate(pool):
 
 def test_program_the_predicate_rejects_is_bad_input(pool):
     with pytest.raises(InputError) as err:
-        reduce(NAN_PROGRAM, pool=pool, interesting=lambda outcome, source: outcome.failed)
+        reduce(NAN_PROGRAM, workers=pool, interesting=lambda outcome, source: outcome.failed)
     assert err.value.reason == "not-interesting" and "returned False" in str(err.value)

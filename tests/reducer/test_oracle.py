@@ -115,13 +115,13 @@ class _Replaying:
 def test_warm_timeout_is_ten_times_the_original_on_the_workers_within_bounds(seconds, expected):
     from dataclasses import replace
 
-    from reducer.api import warm_timeout
+    from reducer.judging.checks import warm_timeout
 
     executor = _Replaying(replace(FAIL, seconds=seconds))
     assert warm_timeout(executor, "src", FAIL, Signature(), 10.0) == pytest.approx(expected)
 
 
 def test_workers_that_do_not_reproduce_the_original_give_no_warm_timeout():
-    from reducer.api import warm_timeout
+    from reducer.judging.checks import warm_timeout
 
     assert warm_timeout(_Replaying(PASS), "src", FAIL, Signature(), 10.0) is None

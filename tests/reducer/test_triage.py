@@ -14,7 +14,7 @@ def triaged(make_repro_dir, pool, tmp_path_factory):
     root = make_repro_dir()
     out = tmp_path_factory.mktemp("triage-out")
     seen = []
-    report = triage_dir(root, out, jobs=2, pool=pool, on_done=seen.append)
+    report = triage_dir(root, out, jobs=2, workers=pool, on_done=seen.append)
     return root, out, report, seen
 
 
@@ -49,7 +49,7 @@ def test_reports_are_written_and_no_program_is(triaged):
 def test_triage_a_list_of_files(make_repro_dir, pool):
     root = make_repro_dir()
     files = [root / "models" / "mlp_head.py", root / "eval" / "regression_probe.py", root / "data" / "patchify.py"]
-    buckets = triage(files, jobs=2, pool=pool)
+    buckets = triage(files, jobs=2, workers=pool)
     assert [sorted(b.files) for b in buckets] == [["eval/regression_probe.py", "models/mlp_head.py"],
                                                   ["data/patchify.py"]]
     assert resolve(root)[1][0] == "data/augment_vmap.py"
@@ -58,7 +58,7 @@ def test_triage_a_list_of_files(make_repro_dir, pool):
 def test_a_repro_that_hangs_times_out_and_the_rest_goes_on(tmp_path, pool):
     (tmp_path / "hangs.py").write_text("import jax.numpy as jnp\nx = jnp.ones(3)\nwhile True:\n    x = x + 1\n")
     (tmp_path / "fails.py").write_text("import jax.numpy as jnp\njnp.ones(3) + jnp.ones(4)\n")
-    report = triage_dir(tmp_path, jobs=2, pool=pool, timeout=3)
+    report = triage_dir(tmp_path, jobs=2, workers=pool, timeout=3)
     status = {r.path: r for r in report.files}
     assert status["hangs.py"].status is Status.TIMEOUT and "did not finish within 3s" in status["hangs.py"].reason
     assert status["fails.py"].status is Status.FAILING and [b.files for b in report.buckets] == [("fails.py",)]

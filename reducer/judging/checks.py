@@ -1,0 +1,121 @@
+"""Judging in fresh interpreters: does the original fail reproducibly, how long may a candidate run, and is
+the result confirmed?
+
+The original is checked, and the result confirmed, in fresh interpreters whatever executor candidates use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+
+from reducer.execution.fresh import Executor
+from reducer.execution.outcome import Kind, Outcome
+from reducer.judging.criterion import Criterion
+from reducer.judging.signature import Signature
+
+MIN_TIMEOUT = 10.0
+TIMEOUT_FACTOR = 10.0
+MIN_POOL_TIMEOUT = 2.0  # on warm workers a candidate pays no interpreter start or `import jax`
+INITIAL_TIMEOUT = 600.0  # for the first runs of the original, when the user gave no --timeout
+
+
+class InputError(Exception):
+    """The input cannot be reduced: missing, not Python, does not fail, or fails differently each time.
+
+    ``reason`` names the problem for reports: missing, unreadable, invalid, not-failing, not-interesting,
+    no-match, flaky or timeout.
+    """
+
+    def __init__(self, message: str, reason: str = "bad-input"):
+        super().__init__(message)
+        self.reason = reason
+
+
+def run_once(executor: Executor, source: str, timeout: float) -> Outcome:
+    return executor.run(source, timeout, threading.Event())
+
+
+def check_original(
+    source: str, executor: Executor, criterion: Signature | Criterion, timeout: float, name: str = "the program"
+) -> Outcome:
+    """Run the original twice; its outcome if it is interesting the same way both times, else InputError.
+
+    With a signature, interesting means failing; with a predicate (``executor`` must carry it), the
+    predicate's verdict.
+    """
+    if isinstance(criterion, Signature):
+        criterion = Criterion(criterion)
+    first = run_once(executor, source, timeout)
+    check_first_run(first, criterion, timeout, name)
+    second = run_once(executor, source, timeout)
+    if not criterion.same(first, second):
+        how = "failed differently" if criterion.check is None else f"was judged differently by {criterion.name}"
+        raise InputError(
+            f"{name} is flaky: it {how} on two runs:\n  1: {first.describe()}\n  2: {second.describe()}", "flaky"
+        )
+    slower = max(first.seconds, second.seconds)
+    return dataclasses.replace(first, seconds=slower)
+
+
+def check_first_run(first: Outcome, criterion: Criterion, timeout: float, name: str) -> None:
+    """InputError unless one run of the original is interesting."""
+    if first.kind is Kind.TIMEOUT:
+        raise InputError(f"{name} did not finish within {timeout:.0f}s (raise --timeout if it is slow)", "timeout")
+    if criterion.check is not None:
+        if first.verdict is not True:
+            error = f" (it raised {first.verdict_error})" if first.verdict_error else ""
+            raise InputError(f"{name} is not interesting: {criterion.name} returned False{error}; "
+                             f"the program's outcome: {first.describe()}", "not-interesting")
+        return
+    if not first.failed:
+        raise InputError(f"{name} does not fail: it ran to completion in {first.seconds:.1f}s", "not-failing")
+    signature = criterion.signature
+    if not signature.matches(first):
+        raise InputError(f"{name} fails, but its message does not match --match {signature.match!r}: "
+                         f"{first.describe()}", "no-match")
+
+
+def derive_timeout(original: Outcome, timeout: float | None) -> float:
+    if timeout is not None:
+        return timeout
+    return max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
+
+
+def warm_timeout(executor: Executor, source: str, original: Outcome, criterion: Signature | Criterion,
+                 timeout: float) -> float | None:
+    """The candidate timeout on warm workers: 10x the original's run there (at least 2 s, at most ``timeout``),
+    or None if the workers do not reproduce the original's outcome (then candidates use fresh interpreters).
+
+    A fresh interpreter's run of the original includes Python's start and `import jax`, so a timeout derived
+    from it lets every hanging candidate (a loop whose exit a reduction removed) cost 10 s or more."""
+    warm = run_once(executor, source, timeout)
+    if not criterion.same(original, warm):
+        return None
+    return min(timeout, max(MIN_POOL_TIMEOUT, TIMEOUT_FACTOR * warm.seconds))
+
+
+def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,
+            executor: Executor) -> tuple[int, int]:
+    """Index of the newest accepted program a fresh interpreter confirms, and how many runs disagreed.
+
+    Bisects the history (the original, at index 0, is known to fail), assuming a program that fails
+    like the original was reached only through programs that do too.
+    """
+    def ok(index: int) -> bool:
+        return signature.same(original, run_once(executor, history[index], timeout))
+
+    last = len(history) - 1
+    if last == 0 or ok(last):
+        return last, 0
+    disagreements = 1
+    good, bad = 0, last
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if ok(middle):
+            good = middle
+        else:
+            bad = middle
+            disagreements += 1
+    return good, disagreements

@@ -1,0 +1,89 @@
+"""One record of every reduction option: built once (from the command line or keyword arguments), validated
+once, and passed down. Adding an option is one field here plus its use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from typing import Any
+
+from reducer.judging.criterion import Criterion, Predicate, predicate_name
+from reducer.judging.signature import Level, Signature
+from reducer.search.passes import default_passes
+from reducer.search.passes.base import Pass
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """How to reduce (or triage) a program. Every field has a default; :meth:`of` validates."""
+
+    jobs: int = dataclasses.field(default_factory=default_jobs)  # candidates run at once; never changes a result
+    timeout: float | None = None  # seconds per candidate; None derives it from the original's run
+    signature: Signature = Signature()  # what "fails the same way" means
+    interesting: Predicate | None = None  # a custom criterion replacing the signature (reducer.judging.criterion)
+    passes: tuple[Pass, ...] | None = None  # None: the default passes
+    pool: bool = True  # warm workers; False: a fresh interpreter per candidate
+    memory_mb: int = 0  # a cap on each candidate's address space; 0: none
+
+    def __post_init__(self) -> None:
+        if self.jobs < 1:
+            raise ValueError("jobs must be at least 1")
+        if self.timeout is not None and self.timeout <= 0:
+            raise ValueError("timeout must be positive")
+        if self.memory_mb < 0:
+            raise ValueError("memory_mb must not be negative")
+        if self.interesting is not None and not callable(self.interesting):
+            raise ValueError("interesting must be a callable interesting(outcome, source) -> bool")
+        if self.signature.match is not None:
+            try:
+                re.compile(self.signature.match)
+            except re.error as err:
+                raise ValueError(f"match is not a valid regular expression: {err}") from None
+
+    @classmethod
+    def of(cls, options: Options | None = None, /, **settings: Any) -> Options:
+        """``options`` (or the defaults) with ``settings`` applied; ``signature`` may be a level's name and
+        ``match`` a regex for the signature; ``jobs=None`` means one per core. Raises ValueError."""
+        base = options if options is not None else cls()
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(settings) - fields - {"match"}
+        if unknown:
+            raise TypeError(f"unknown reduction option(s): {', '.join(sorted(unknown))}")
+        if settings.get("jobs", 0) is None:
+            settings["jobs"] = default_jobs()
+        if "signature" in settings or "match" in settings:
+            settings["signature"] = as_signature(settings.get("signature", base.signature), settings.pop("match", None))
+        if settings.get("passes") is not None:
+            settings["passes"] = tuple(settings["passes"])
+        return dataclasses.replace(base, **settings)
+
+    def criterion(self) -> Criterion:
+        """The criterion candidates are judged by (a shipped predicate, or the signature)."""
+        return Criterion.of(self.signature, self.interesting)
+
+    def pass_list(self) -> list[Pass]:
+        return list(self.passes) if self.passes is not None else default_passes()
+
+    def result_key(self) -> dict[str, Any]:
+        """The options that can change a result (a batch reduces a file again when they change)."""
+        return {
+            "signature": self.signature.level.value,
+            "match": self.signature.match,
+            "timeout": self.timeout,
+            "interesting": predicate_name(self.interesting) if self.interesting else None,
+            "passes": [p.name for p in self.passes] if self.passes is not None else "default",
+            "memory_mb": self.memory_mb,
+        }
+
+
+def as_signature(signature: Signature | Level | str, match: str | None = None) -> Signature:
+    """A signature from a level (or its name), with ``match`` when given."""
+    if not isinstance(signature, Signature):
+        return Signature(Level(signature), match)
+    return dataclasses.replace(signature, match=match) if match is not None else signature
