@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from reducer.execution.outcome import Kind, Outcome
-from reducer.execution.runner import candidate_env as runner_env, outcome_from_json_file
+from reducer.execution.runner import candidate_env as runner_env, read_report
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
@@ -88,7 +88,7 @@ class FreshExecutor:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:
-        program, result, stderr = workdir / CANDIDATE_FILENAME, workdir / ".outcome.json", workdir / ".stderr"
+        program, result, stderr = workdir / CANDIDATE_FILENAME, workdir / ".report.json", workdir / ".stderr"
         program.write_text(source)
         # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
         env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
@@ -119,7 +119,7 @@ class FreshExecutor:
                     raise
         seconds = time.perf_counter() - start
         kill_group(proc)  # reap anything the candidate left running in its session
-        return finished_outcome(proc.returncode, outcome_from_json_file(str(result)), read_tail(stderr), seconds)
+        return finished_outcome(proc.returncode, read_report(str(result)), read_tail(stderr), seconds)
 
     def close(self) -> None:
         pass

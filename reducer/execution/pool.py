@@ -25,14 +25,16 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
 
 from multiprocess.connection import Connection, wait
 
 from reducer.execution.fresh import PACKAGE_ROOT, Cancelled, FreshExecutor
 from reducer.execution.outcome import Kind, Outcome
+from reducer.execution.protocol import (
+    Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
+)
 from reducer.execution.runner import candidate_env
-from reducer.execution.zygote import BASE_PRELOAD, Job
+from reducer.execution.zygote import BASE_PRELOAD
 
 _POLL = 0.02  # seconds between checks for cancellation while a candidate runs
 
@@ -84,13 +86,13 @@ class PoolStats:
     own_child: int = 0  # candidates forked a child of their own
     retired: collections.Counter = dataclasses.field(default_factory=collections.Counter)  # runners ended, by why
 
-    def count(self, how: dict[str, Any]) -> None:
-        if how.get("runner") == "fork":
+    def count(self, how: How) -> None:
+        if how.runner == "fork":
             self.own_child += 1
         else:
             self.in_place += 1
-            self.runners += how.get("runner") == "new"
-        self.retired.update(how.get("retired", []))
+            self.runners += how.runner == "new"
+        self.retired.update(how.retired)
 
 
 class PoolExecutor:
@@ -129,10 +131,11 @@ class PoolExecutor:
 
     def _await_ready(self, worker: _Worker) -> _Worker:
         try:
-            _, unsafe, _skipped = worker.conn.recv()
-        except (EOFError, OSError) as err:
+            ready: Ready = receive(worker.conn, Ready)  # type: ignore[assignment]
+        except (EOFError, OSError, ProtocolError) as err:
             self._retire(worker)
             raise RuntimeError(f"a jax-reduce worker failed to start (exit code {worker.process.returncode})") from err
+        unsafe = ready.unsafe
         if unsafe and self.preload:
             # The program's own imports started threads or the jax backend: forking would be unsafe.
             self._retire(worker)
@@ -190,7 +193,7 @@ class PoolExecutor:
                 check: bytes | None) -> Outcome | None:
         start = time.perf_counter()
         try:
-            worker.conn.send(("run", Job(source, timeout, sys_path, self.memory_mb, check, self.in_place)))
+            send(worker.conn, Run(Job(source, timeout, sys_path, self.memory_mb, check, self.in_place)))
         except (OSError, EOFError):
             raise _WorkerDied(_died(start)) from None
         cancel_sent = False
@@ -199,16 +202,16 @@ class PoolExecutor:
             ready = wait([worker.conn, sentinel], timeout=_POLL)
             if worker.conn in ready:
                 try:
-                    reply = worker.conn.recv()
-                except (EOFError, OSError):
+                    reply: Finished | Abandoned = receive(worker.conn, Finished, Abandoned)  # type: ignore[assignment]
+                except (EOFError, OSError, ProtocolError):
                     raise _WorkerDied(_died(start)) from None
                 with self._lock:
-                    self.stats.count(reply[-1])
-                return None if reply[0] == "cancelled" else Outcome.from_json(reply[1])
+                    self.stats.count(reply.how)
+                return reply.outcome if isinstance(reply, Finished) else None
             if sentinel in ready:
                 raise _WorkerDied(_died(start))
             if cancel.is_set() and not cancel_sent:
-                worker.conn.send(("cancel",))
+                send(worker.conn, Cancel())
                 cancel_sent = True
 
     def close(self) -> None:
@@ -217,7 +220,7 @@ class PoolExecutor:
             workers = list(self._all)
         for worker in workers:
             try:
-                worker.conn.send(("exit",))
+                send(worker.conn, Exit())
             except (OSError, EOFError):
                 pass
         for worker in workers:

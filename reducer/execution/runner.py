@@ -7,14 +7,13 @@ change what it sees.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 import types
-from typing import Any
 
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
+from reducer.execution.protocol import ProtocolError, Report, decode, encode
 
 # Candidates run with JAX's traceback filtering off, so the raising site inside jax is visible.
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -63,15 +62,15 @@ def _flush_std_streams() -> None:
             pass
 
 
-def write_outcome(outcome: Outcome, path: str) -> None:
+def write_report(outcome: Outcome, path: str) -> None:
     tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(outcome.to_json(), f)
+    with open(tmp, "wb") as f:
+        f.write(encode(Report(outcome)))
     os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of a fresh candidate interpreter: ``runner PROGRAM RESULT_JSON [EXTRA_SYS_PATH [PREDICATE]]``."""
+    """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
     if len(args) > 2 and args[2]:
@@ -83,15 +82,15 @@ def main(argv: list[str] | None = None) -> None:
         with open(args[3], "rb") as f:  # read before the candidate runs: it may delete its directory
             check = f.read()
     outcome = run_and_judge(source, os.path.abspath(program), check)
-    write_outcome(outcome, result)
+    write_report(outcome, result)
     # Skip interpreter teardown (atexit hooks of jax, thread joins): the outcome is already recorded.
     os._exit(0)
 
 
-def outcome_from_json_file(path: str) -> Outcome | None:
+def read_report(path: str) -> Outcome | None:
+    """The outcome a fresh interpreter reported in ``path``, or None if it reported nothing readable."""
     try:
-        with open(path) as f:
-            data: dict[str, Any] = json.load(f)
-    except (OSError, ValueError):
+        with open(path, "rb") as f:
+            return decode(f.read(), Report).outcome  # type: ignore[union-attr]
+    except (OSError, ProtocolError):
         return None
-    return Outcome.from_json(data)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import json
 import os
 import select
 import shutil
@@ -33,13 +32,16 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from multiprocess.connection import Connection
 
 from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, read_tail
 from reducer.execution.isolation import Snapshot, patches_modules
 from reducer.execution.outcome import Kind, Outcome
+from reducer.execution.protocol import (
+    Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Report, Run, decode, encode,
+    receive, send,
+)
 from reducer.execution.runner import run_and_judge
 
 BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
@@ -67,18 +69,6 @@ def _share_compilations(cache_dir: str) -> None:
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
-@dataclasses.dataclass(frozen=True)
-class Job:
-    """One candidate, as the reducer sends it to a zygote."""
-
-    source: str
-    timeout: float
-    sys_path: str
-    memory_mb: int
-    check: bytes | None
-    in_place: bool
-
-
 def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "") -> None:
     """Entry point of a worker process, talking to the reducer over the socket ``fd``."""
     conn = Connection(fd)
@@ -102,20 +92,20 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "")
     unsafe = _backend_started() or threading.active_count() > 1
     if sys_path:
         sys.path.remove(sys_path)
-    conn.send(("ready", unsafe, skipped))
+    send(conn, Ready(unsafe, tuple(skipped)))
     if unsafe:
         return  # the parent restarts this worker without the program's imports
     zygote = Zygote(conn)
     while True:
         try:
-            message = conn.recv()
-        except (EOFError, OSError):
+            message = receive(conn, Run, Cancel, Exit)
+        except (EOFError, OSError, ProtocolError):
             os._exit(0)
-        if message[0] == "run":
-            conn.send(zygote.serve(message[1]))
-        elif message[0] == "exit":
+        if isinstance(message, Run):
+            send(conn, zygote.serve(message.job))
+        elif isinstance(message, Exit):
             os._exit(0)
-        # a "cancel" that arrives after its candidate finished is stale: ignore it
+        # a Cancel that arrives after its candidate finished is stale: ignore it
 
 
 # --- the zygote's side --------------------------------------------------------------------------------
@@ -136,8 +126,8 @@ class Zygote:
         self.conn = conn  # to the reducer: replies, and cancels while a candidate runs
         self.runner: _Runner | None = None
 
-    def serve(self, job: Job) -> tuple:
-        """Run one candidate; reply ``("done", outcome_json, how)`` or ``("cancelled", how)``."""
+    def serve(self, job: Job) -> Finished | Abandoned:
+        """Run one candidate; the reply for the reducer."""
         workdir = tempfile.mkdtemp(prefix="jax-reduce-")
         try:
             if job.in_place and not job.memory_mb and not patches_modules(job.source):
@@ -148,44 +138,43 @@ class Zygote:
 
     # in place ------------------------------------------------------------------------------------------
 
-    def _on_runner(self, job: Job, workdir: str) -> tuple:
-        how = {"runner": "reused"}
+    def _on_runner(self, job: Job, workdir: str) -> Finished | Abandoned:
+        runner_how = "reused"
         start = time.perf_counter()
+        candidate = Candidate(job.source, workdir, job.sys_path, job.check)
         try:
             if self.runner is None:
                 raise BrokenPipeError
-            self.runner.conn.send((job.source, workdir, job.sys_path, job.check))
+            send(self.runner.conn, candidate)
         except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
             if self.runner is not None:
                 self._end_runner()
             self.runner = self._fork_runner()
-            how["runner"] = "new"
-            self.runner.conn.send((job.source, workdir, job.sys_path, job.check))
+            runner_how = "new"
+            send(self.runner.conn, candidate)
         runner = self.runner
         runner.served += 1
         while True:
             remaining = start + job.timeout - time.perf_counter()
             if remaining <= 0:
                 self._end_runner()
-                return "done", Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start).to_json(), how
+                return Finished(Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start), How(runner_how))
             readable, _, _ = select.select([runner.conn, runner.exit_fd, self.conn], [], [], remaining)
-            reply = _receive(runner.conn) if runner.conn in readable else None
-            if reply is not None:
-                reported, dirt = reply
-                if dirt or runner.served >= RUNNER_LIFETIME:
-                    how["retired"] = dirt or ["lifetime"]
+            report = _report_from(runner.conn) if runner.conn in readable else None
+            if report is not None:
+                retired = report.dirt or (("lifetime",) if runner.served >= RUNNER_LIFETIME else ())
+                if retired:
                     self._end_runner()
-                return "done", dataclasses.replace(Outcome.from_json(reported),
-                                                   seconds=time.perf_counter() - start).to_json(), how
-            if runner.exit_fd in readable or runner.conn in readable:  # died, maybe mid-reply
+                outcome = dataclasses.replace(report.outcome, seconds=time.perf_counter() - start)
+                return Finished(outcome, How(runner_how, retired))
+            if runner.exit_fd in readable or runner.conn in readable:  # died, or garbled its reply
                 status = self._end_runner()
                 outcome = finished_outcome(_returncode(status), None, read_tail(Path(workdir) / ".stderr"),
                                            time.perf_counter() - start)
-                how["retired"] = ["died"]
-                return "done", outcome.to_json(), how
-            if self.conn in readable and self.conn.recv()[0] == "cancel":
+                return Finished(outcome, How(runner_how, ("died",)))
+            if self.conn in readable and _cancelled(self.conn):
                 self._end_runner()
-                return "cancelled", how
+                return Abandoned(How(runner_how))
 
     def _fork_runner(self) -> _Runner:
         ours, theirs = socket.socketpair()
@@ -211,7 +200,7 @@ class Zygote:
 
     # in a child of its own ------------------------------------------------------------------------------
 
-    def _in_own_child(self, job: Job, workdir: str) -> tuple:
+    def _in_own_child(self, job: Job, workdir: str) -> Finished | Abandoned:
         read_fd, write_fd = os.pipe()
         start = time.perf_counter()
         pid = os.fork()
@@ -221,16 +210,26 @@ class Zygote:
             _own_child(job, workdir, write_fd)
         os.close(write_fd)
         try:
-            return (*_watch(self.conn, pid, read_fd, start, job.timeout, workdir), {"runner": "fork"})
+            outcome = _watch(self.conn, pid, read_fd, start, job.timeout, workdir)
         finally:
             os.close(read_fd)
+        return Finished(outcome, How("fork")) if outcome is not None else Abandoned(How("fork"))
 
 
-def _receive(conn: Connection) -> Any:
+def _report_from(conn: Connection) -> Report | None:
+    """The runner's report, or None if it died or wrote something else (its candidate may have)."""
     try:
-        return conn.recv()
-    except (EOFError, OSError):
+        return receive(conn, Report)  # type: ignore[return-value]
+    except (EOFError, OSError, ProtocolError):
         return None
+
+
+def _cancelled(conn: Connection) -> bool:
+    """Whether the reducer, which wrote to ``conn``, cancels the candidate (or is gone)."""
+    try:
+        return isinstance(receive(conn), Cancel)
+    except (EOFError, OSError, ProtocolError):
+        return True
 
 
 def _returncode(status: int) -> int:
@@ -248,8 +247,8 @@ def _kill(pid: int) -> int:
     return os.waitpid(pid, 0)[1]
 
 
-def _watch(conn: Any, pid: int, read_fd: int, start: float, timeout: float, workdir: str) -> tuple:
-    """Wait for a candidate's own child to report and exit, for its deadline, or for a cancel."""
+def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: float, workdir: str) -> Outcome | None:
+    """Wait for a candidate's own child to report and exit, for its deadline, or for a cancel (None)."""
     exit_fd = os.pidfd_open(pid)  # readable once the child has exited
     chunks: list[bytes] = []
     try:
@@ -257,15 +256,15 @@ def _watch(conn: Any, pid: int, read_fd: int, start: float, timeout: float, work
             remaining = start + timeout - time.perf_counter()
             if remaining <= 0:
                 _kill(pid)
-                return "done", Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start).to_json()
+                return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
             readable, _, _ = select.select([read_fd, exit_fd, conn], [], [], remaining)
             if read_fd in readable:
                 chunk = os.read(read_fd, 1 << 16)
                 if chunk:
                     chunks.append(chunk)
-            if conn in readable and conn.recv()[0] == "cancel":
+            if conn in readable and _cancelled(conn):
                 _kill(pid)
-                return ("cancelled",)
+                return None
             if exit_fd in readable:
                 break
         status = os.waitpid(pid, 0)[1]
@@ -276,10 +275,15 @@ def _watch(conn: Any, pid: int, read_fd: int, start: float, timeout: float, work
         os.killpg(pid, signal.SIGKILL)  # anything the candidate left running in its group
     except (ProcessLookupError, PermissionError):
         pass
-    reported = Outcome.from_json(json.loads(b"".join(chunks))) if chunks else None
-    outcome = finished_outcome(_returncode(status), reported, read_tail(Path(workdir) / ".stderr"),
-                               time.perf_counter() - start)
-    return "done", outcome.to_json()
+    return finished_outcome(_returncode(status), _decoded_report(b"".join(chunks)),
+                            read_tail(Path(workdir) / ".stderr"), time.perf_counter() - start)
+
+
+def _decoded_report(data: bytes) -> Outcome | None:
+    try:
+        return decode(data, Report).outcome  # type: ignore[union-attr]
+    except ProtocolError:
+        return None
 
 
 def _drain(fd: int) -> list[bytes]:
@@ -338,8 +342,7 @@ def _own_child(job: Job, workdir: str, write_fd: int) -> None:
             limit = job.memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         Path(program).write_text(job.source)
-        outcome = run_and_judge(job.source, program, job.check)
-        data = json.dumps(outcome.to_json()).encode()
+        data = encode(Report(run_and_judge(job.source, program, job.check)))
         while data:
             data = data[os.write(write_fd, data):]
     finally:
@@ -354,17 +357,17 @@ def _runner_main(conn: Connection) -> None:
     snapshot: Snapshot | None = None
     while True:
         try:
-            source, workdir, sys_path, check = conn.recv()
-        except (EOFError, OSError):
+            candidate: Candidate = receive(conn, Candidate)  # type: ignore[assignment]
+        except (EOFError, OSError, ProtocolError):
             return
         if snapshot is None:
             snapshot = Snapshot.take()
-        program = _enter(workdir, sys_path)
-        Path(program).write_text(source)
-        outcome = run_and_judge(source, program, check)
+        program = _enter(candidate.workdir, candidate.sys_path)
+        Path(program).write_text(candidate.source)
+        outcome = run_and_judge(candidate.source, program, candidate.check)
         os.dup2(null, 2)
-        dirt = snapshot.restore(workdir, sys_path) + _children_left()
-        conn.send((outcome.to_json(), dirt))
+        dirt = snapshot.restore(candidate.workdir, candidate.sys_path) + _children_left()
+        send(conn, Report(outcome, tuple(dirt)))
         if dirt:
             return
 
