@@ -14,8 +14,6 @@ from pathlib import Path
 from reducer.files import write_atomically
 from reducer.records import Bucket, FileRecord, Report
 
-REPORT_FILES = ("report.json", "report.md", "report.html")
-
 
 def write_reports(report: Report, out_dir: str | Path) -> None:
     """Write the three reports into ``out_dir``, each atomically."""

@@ -186,11 +186,6 @@ def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     return [cst.SimpleStatementLine(body=list(block.body))]  # type: ignore[attr-defined]
 
 
-def remove_nodes(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> cst.Module:
-    """``module`` without ``nodes`` (statements, small statements, clauses or import aliases)."""
-    return module.visit(_Rewriter({id(node): REMOVE for node in nodes}))
-
-
 def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     """``module`` with every change of ``edits`` made (the first edit listed wins on a shared node)."""
     replacements: dict[int, Replacement] = {}

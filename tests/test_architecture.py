@@ -1,0 +1,113 @@
+"""The layers the folders show, and the one direction imports run between them (README, "Architecture").
+
+Every import counts, including those inside functions: a lazy upward import is still an upward dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("execution", "judging", "search", "user")  # bottom to top
+CANDIDATE_SIDE = ("reducer.execution.outcome", "reducer.execution.protocol", "reducer.execution.runner")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, name: str | None = None) -> set[str]:
+    """Absolute module names ``path`` (module ``name``) imports (``from a import b`` counts as ``a.b`` when that
+    is a module)."""
+    tree = ast.parse(path.read_text())
+    name = name or module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names if is_module(f"{base}.{alias.name}"))
+    return found
+
+
+def is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def layer(module: str) -> int:
+    parts = module.split(".")
+    if parts[0] != "reducer":
+        raise ValueError(module)
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else LAYERS.index("user")
+
+
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def wrong_imports(path: Path, here: str) -> list[str]:
+    """What module ``here`` (at ``path``) imports against the layering."""
+    wrong = []
+    for imported in imports_of(path, here):
+        top = imported.split(".")[0]
+        if top == "tracker":
+            wrong.append(f"{here} imports the tracker ({imported})")
+        elif top == "reducer" and imported != "reducer" and layer(imported) > layer(here):
+            wrong.append(f"{here} ({LAYERS[layer(here)]}) imports {imported} upward")
+    return wrong
+
+
+@pytest.mark.parametrize("path", sources("reducer"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_reducer_imports_run_downward(path):
+    assert wrong_imports(path, module_name(path)) == []
+
+
+@pytest.mark.parametrize("module", CANDIDATE_SIDE)
+def test_candidate_processes_import_only_the_standard_library_and_each_other(module):
+    path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    for imported in imports_of(path):
+        top = imported.split(".")[0]
+        allowed = imported in CANDIDATE_SIDE or imported in ("reducer", "reducer.execution") or top == "dill"
+        assert allowed or top in sys.stdlib_module_names, f"{module} imports {imported}"
+
+
+def test_passes_know_no_processes_and_ddmin_knows_no_python():
+    for path in sources("reducer/search/passes"):
+        for imported in imports_of(path):
+            assert not imported.startswith(("reducer.execution", "reducer.judging")), (path, imported)
+    for imported in imports_of(ROOT / "reducer" / "search" / "ddmin.py"):
+        assert imported.split(".")[0] in sys.stdlib_module_names, imported
+
+
+def test_the_shared_home_imports_neither_tool():
+    for path in sources("reprokit"):
+        for imported in imports_of(path):
+            assert imported.split(".")[0] not in ("reducer", "tracker"), (path, imported)
+
+
+def test_the_tracker_uses_only_the_reducers_public_face():
+    for path in sources("tracker"):
+        for imported in imports_of(path):
+            if imported.split(".")[0] == "reducer":
+                assert imported in ("reducer", "reducer.api", "reducer.files"), (path, imported)
+
+
+def test_an_upward_import_is_caught(tmp_path):
+    """The check itself: a judging module importing the search layer (even lazily, or relatively) is flagged."""
+    offender = tmp_path / "probe.py"
+    offender.write_text("def f():\n    from ..search.engine import Reduction\n    import tracker.api\n")
+    assert sorted(wrong_imports(offender, "reducer.judging.probe")) == [
+        "reducer.judging.probe (judging) imports reducer.search.engine upward",
+        "reducer.judging.probe imports the tracker (tracker.api)",
+    ]
