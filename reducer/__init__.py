@@ -1,6 +1,10 @@
 """jax-reduce: reduce a failing JAX program to the smallest program that fails the same way.
 
-Library API (imported lazily, so candidate processes that import :mod:`reducer.runner` stay light)::
+This package is the user layer (api, cli, options, files, batch, triage, records, report, progress) over
+three layers below it, imported only downward: :mod:`reducer.search` -> :mod:`reducer.judging` ->
+:mod:`reducer.execution`. It may import all of them, and ``reprokit``; never ``tracker``.
+
+Library API (imported lazily, so candidate processes that import :mod:`reducer.execution.runner` stay light)::
 
     from reducer import reduce, signature_of, reduce_dir, triage
     result = reduce("repro.py", jobs=2)          # -> reducer.Result
@@ -17,7 +21,8 @@ _EXPORTS = {
     "reduce": "reducer.api",
     "signature_of": "reducer.api",
     "Result": "reducer.api",
-    "InputError": "reducer.api",
+    "InputError": "reducer.judging.checks",
+    "Options": "reducer.options",
     "Outcome": "reducer.execution.outcome",
     "Signature": "reducer.judging.signature",
     "Level": "reducer.judging.signature",
