@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from reducer.execution.outcome import Outcome
+from reprokit.records import known_fields
 
 
 class Status(str, enum.Enum):
@@ -64,7 +65,7 @@ class FileRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileRecord:
-        values = dict(data)
+        values = known_fields(cls, data)
         values["status"] = Status(data["status"])
         values["key"] = tuple(data["key"])
         values["outcome"] = Outcome.from_json(data["outcome"]) if data.get("outcome") else None
@@ -100,8 +101,7 @@ class Bucket:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Bucket:
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
+        values = known_fields(cls, data)
         values["key"] = tuple(data["key"])
         values["files"] = tuple(data["files"])
         return cls(**values)

@@ -13,6 +13,8 @@ import signal as _signal
 import sys
 from typing import Any
 
+from reprokit.records import known_fields
+
 PROGRAM_SITE = "<program>"  # raising site inside the program being reduced: its own names are not kept
 
 
@@ -69,8 +71,7 @@ class Outcome:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Outcome:
-        fields = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in fields}
+        values = known_fields(cls, data)
         values["kind"] = Kind(values["kind"])
         return cls(**values)
 
