@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from reducer.search.ddmin import EditSet, SearchStats, reduce_edits
+from reducer.search.ddmin import EditSet, reduce_edits
 
 
 class CountingTester:
@@ -99,10 +99,7 @@ def test_offers_candidates_in_sequential_order_for_speculation():
             offered.append(list(candidates))
             return super().first_success(candidates)
 
-    tester = Recording(16, needs(9))
-    stats = SearchStats()
-    reduce_edits(16, tester, stats)
-    assert stats.rounds == len(offered)
+    reduce_edits(16, Recording(16, needs(9)))
     assert offered[0] == [frozenset(range(16))]
     assert offered[1] == [frozenset(range(8)), frozenset(range(8, 16))]
 

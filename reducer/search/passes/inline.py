@@ -207,6 +207,7 @@ class InlineAnalysis(Analysis):
         super().__init__(module)
         self.modules = import_aliases(module)
         self._order: dict[int, int] | None = None
+        self._assigned: dict[int, tuple[str, list[cst.Name]] | None] = {}
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get(ParentNodeProvider, node, None)
@@ -291,6 +292,11 @@ class InlineAnalysis(Analysis):
 
     def assigned(self, node: cst.Assign) -> tuple[str, list[cst.Name]] | None:
         """For `name = value`, the name and its uses (bound once, used, never in an f-string), else None."""
+        if id(node) not in self._assigned:  # several sub-passes ask about every assignment
+            self._assigned[id(node)] = self._find_assigned(node)
+        return self._assigned[id(node)]
+
+    def _find_assigned(self, node: cst.Assign) -> tuple[str, list[cst.Name]] | None:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return None
         name = node.targets[0].target.value
@@ -329,6 +335,18 @@ def _one_expression(function: cst.FunctionDef | cst.Lambda) -> cst.BaseExpressio
 
 class _InlineSubPass(SubPass):
     analysis: InlineAnalysis
+
+
+class _BindingSubPass(_InlineSubPass):
+    """A sub-pass about `name = value` bound once in its scope and used: it sees the name and its uses."""
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        found = self.analysis.assigned(node)
+        if found is not None:
+            self.binding(node, *found)
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        raise NotImplementedError
 
 
 # -- calls -----------------------------------------------------------------------------------------------
@@ -457,29 +475,24 @@ class Pair(_InlineSubPass):
             self.offer(dataclasses.replace(substituted, extra=(*substituted.extra, (node, rest))))
 
 
-class Constant(_InlineSubPass):
+class Constant(_BindingSubPass):
     """`NAME = <literal>`, `alias = other_name`, `rng = np.random`, `dtype = jnp.float32` (bound once in its
     scope) -> the value at every use, so the binding dies and the value is open to the literal pass."""
 
     name = "inline.constant"
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        found = self.analysis.assigned(node)
-        if found is not None and (isinstance(node.value, cst.Name) or is_constant(node.value, set(self.analysis.modules))):
-            self.offer(self.analysis.replace_all(found[1], node.value, found[0]))
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        if isinstance(node.value, cst.Name) or is_constant(node.value, set(self.analysis.modules)):
+            self.offer(self.analysis.replace_all(uses, node.value, name))
 
 
-class ConfigDict(_InlineSubPass):
+class ConfigDict(_BindingSubPass):
     """`CFG["key"]` -> the key's value, when `CFG` is bound once to a dict literal, `dict(k=v)` or
     `json.loads("<inline JSON>")` and never mutated: configuration goes, the values it held stay."""
 
     name = "inline.config-dict"
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        found = self.analysis.assigned(node)
-        if found is None:
-            return
-        name, uses = found
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
         value = node.value
         if isinstance(value, cst.Dict):
             self._lookups(uses, dict_entries(value), name)
@@ -506,19 +519,17 @@ class ConfigDict(_InlineSubPass):
             self.offer(InlineEdit(node, replacement, tuple(extra), source=name))
 
 
-class ConfigField(_InlineSubPass):
+class ConfigField(_BindingSubPass):
     """`cfg = Config(hidden=4)`: `cfg.hidden` -> `4`, `cfg.depth` -> the class default, for dataclasses,
     NamedTuples and plain classes whose fields are constants and that define no constructor: the config
     object goes, the values it held stay."""
 
     name = "inline.config-field"
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        found = self.analysis.assigned(node)
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
         value = node.value
-        if found is None or not isinstance(value, cst.Call) or _call_dict_entries(value, self.analysis.modules) is not None:
+        if not isinstance(value, cst.Call) or _call_dict_entries(value, self.analysis.modules) is not None:
             return
-        name, uses = found
         fields = self._fields(value)
         if fields is None:
             return
@@ -547,17 +558,13 @@ class ConfigField(_InlineSubPass):
         return config_fields(assignments[0].node, call, self.analysis.modules)
 
 
-class UsedOnce(_InlineSubPass):
+class UsedOnce(_BindingSubPass):
     """A variable read once -> its expression at the read (in the same function, or a constant container
     anywhere): a function's steps collapse into one expression, which then inlines at its call sites."""
 
     name = "inline.used-once"
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        found = self.analysis.assigned(node)
-        if found is None:
-            return
-        name, uses = found
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
         value = node.value
         movable = self.analysis.same_function(node, uses[0]) or _constant_container(value, self.analysis.modules)
         if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and movable:
