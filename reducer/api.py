@@ -49,6 +49,7 @@ class Result:
     tests: int
     cache_hits: int
     seconds: float
+    timeouts: int  # candidates rejected because they timed out: the only thing load can change
     disagreements: int  # accepted programs that a fresh interpreter did not confirm (the goal is 0)
     passes: tuple[PassStats, ...] = ()
 
@@ -108,6 +109,7 @@ def reduce(
         tokens_before=count_tokens(program.source), tokens_after=count_tokens(final),
         lines_before=count_lines(program.source), lines_after=count_lines(final),
         tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,
+        timeouts=oracle.stats.decided_timeouts,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
     )
 

@@ -117,7 +117,8 @@ def summary(result: Result) -> str:
         f"signature: {result.signature}",
         f"tokens:    {shrink(result.tokens_before, result.tokens_after)}",
         f"lines:     {shrink(result.lines_before, result.lines_after)}",
-        f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.seconds:.1f}s",
+        f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.timeouts} rejected by timeout, "
+        f"{result.seconds:.1f}s",
         f"output:    {result.output}",
     ]
     if result.disagreements:
