@@ -20,7 +20,7 @@ import libcst as cst
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import Outcome
 from reducer.execution.pool import PoolExecutor, top_level_imports
-from reducer.files import Program, default_output, read_program, write_atomically
+from reducer.files import Program, check_output, default_output, read_program, write_atomically
 from reducer.judging.checks import (
     INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_timeout,
 )
@@ -95,6 +95,7 @@ def reduce(
     program = read_program(path_or_source)
     if output is None and program.path is not None:
         output = default_output(program.path)
+    check_output(program, output)
     keep = _keeper(output)
     with judged(program, options, workers) as judge:
         keep(program.source)

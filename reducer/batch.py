@@ -90,7 +90,7 @@ def check_dirs(root: Path, out: Path) -> None:
     """InputError unless ``root`` is a directory whose files the outputs can never overwrite."""
     if not root.is_dir():
         raise InputError(f"{root}: not a directory", "missing")
-    if out == root or root.is_relative_to(out):
+    if out.resolve() == root.resolve() or root.resolve().is_relative_to(out.resolve()):
         raise InputError(f"the output directory {out} must not contain the input directory {root}", "bad-input")
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory", "bad-input")

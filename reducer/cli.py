@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from reducer.api import InputError, Result, reduce
-from reducer.files import default_output
+from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
 from reducer.records import Report
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         return batch_main(args)
     progress = ProgressLine(sys.stderr, enabled=not args.quiet)
     output = args.output or default_output(args.file)
-    if os.path.abspath(output) == os.path.abspath(args.file):
+    if same_file(output, args.file):
         print(f"jax-reduce: refusing to overwrite the input {args.file}; choose another -o", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
