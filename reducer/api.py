@@ -103,7 +103,7 @@ def reduce(
         keep(program.source)
         reduction, oracle = search(program.source, judge, options, keep, on_progress)
     index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
-                                   judge.fresh)
+                                   judge.fresh, judge.as_user)
     final = reduction.history[index]
     keep(final)
     return Result(
@@ -127,6 +127,7 @@ class Judge:
     timeout: float  # a candidate's timeout there
     fresh: Executor  # for the final confirmation (fresh interpreters)
     fresh_timeout: float
+    as_user: Executor | None  # the confirmation's run as `python result.py` would (None: not comparable)
 
 
 @contextlib.contextmanager
@@ -172,10 +173,13 @@ def _judge(program: Program, options: Options, criterion: Criterion, original: O
         if warm is not None:
             executor, timeout = warm_executor, (warm if options.timeout is None else options.timeout)
     confirming: Executor = fresh
+    # A user's run shows the error as Python prints it, which a predicate or a coin toss cannot be judged by.
+    as_user = None if criterion.check is not None or options.flaky is not None else FreshExecutor(
+        sys_path=program.directory, as_user=True, filename=os.path.basename(program.path or "repro.py"))
     if options.flaky is not None:
         executor = Repeated(executor, criterion, original, options.flaky)
         confirming = Repeated(fresh, criterion, original, options.flaky)
-    return Judge(criterion, original, executor, timeout, confirming, fresh_timeout)
+    return Judge(criterion, original, executor, timeout, confirming, fresh_timeout, as_user)
 
 
 def search(source: str, judge: Judge, options: Options, keep: Callable[[str], None],

@@ -14,7 +14,7 @@ from reducer.execution.fresh import Executor
 from reducer.execution.outcome import Kind, Outcome
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Flaky, describe_tally, tally
-from reducer.judging.signature import Signature
+from reducer.judging.signature import Signature, template
 
 MIN_TIMEOUT = 10.0
 TIMEOUT_FACTOR = 10.0
@@ -124,14 +124,18 @@ def warm_timeout(executor: Executor, source: str, original: Outcome, criterion: 
 
 
 def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,
-            executor: Executor) -> tuple[int, int]:
+            executor: Executor, as_user: Executor | None = None) -> tuple[int, int]:
     """Index of the newest accepted program a fresh interpreter confirms, and how many runs disagreed.
 
+    With ``as_user`` (an executor that runs a program as ``python result.py`` would), a program is confirmed
+    only if that run also ends the same way: the same error, and the process exits within the timeout.
     Bisects the history (the original, at index 0, is known to fail), assuming a program that fails
     like the original was reached only through programs that do too.
     """
     def ok(index: int) -> bool:
-        return signature.same(original, run_once(executor, history[index], timeout))
+        if not signature.same(original, run_once(executor, history[index], timeout)):
+            return False
+        return as_user is None or ends_alike(original, run_once(as_user, history[index], timeout))
 
     last = len(history) - 1
     if last == 0 or ok(last):
@@ -146,3 +150,13 @@ def confirm(history: Sequence[str], signature: Signature | Criterion, original: 
             bad = middle
             disagreements += 1
     return good, disagreements
+
+
+def ends_alike(original: Outcome, seen: Outcome) -> bool:
+    """Whether a run as the user would do it ends like the original: the same exception type and message
+    template (the raising site is not compared: JAX's default traceback filtering hides it), or the same
+    crash; a run that had to be stopped (it did not exit) never does."""
+    if original.kind is Kind.EXCEPTION:
+        return (seen.kind is Kind.EXCEPTION and seen.exc_type == original.exc_type
+                and template(seen.message) == template(original.message))
+    return seen.kind is original.kind and Signature().key(seen) == Signature().key(original)
