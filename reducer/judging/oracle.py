@@ -12,7 +12,7 @@ import concurrent.futures as cf
 import dataclasses
 import hashlib
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from reducer.execution.fresh import Cancelled, Executor
 from reducer.execution.outcome import Kind, Outcome
@@ -31,6 +31,11 @@ class OracleStats:
     cancelled: int = 0  # speculative runs stopped early
     timeouts: int = 0
     seconds_running: float = 0.0
+    # Counted in decision order over distinct sources, so they are the same for every ``jobs`` value and
+    # equal to what one job runs: what the search learns from must not depend on which speculative runs
+    # happened to finish.
+    decided: int = 0  # distinct candidates whose outcome was needed for an answer
+    decided_timeouts: int = 0  # of those, rejected because they timed out
 
 
 class Oracle:
@@ -45,6 +50,7 @@ class Oracle:
         self.jobs = max(1, jobs)
         self.stats = OracleStats()
         self._cache: dict[str, Outcome] = {}
+        self._decided: set[str] = set()  # hashes of the sources counted in ``stats.decided``
         self._lock = threading.Lock()
         self._threads = cf.ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="oracle")
 
@@ -55,18 +61,22 @@ class Oracle:
     def interesting(self, outcome: Outcome) -> bool:
         return self.signature.same(self.original, outcome)
 
-    def first_interesting(self, sources: Iterable[str | None]) -> int | None:
+    def first_interesting(self, sources: Iterable[str | None],
+                          on_first_decision: Callable[[int], None] | None = None) -> int | None:
         """Index of the first source (in order) that fails like the original, or None.
 
         ``None`` entries are candidates rejected before running (not smaller, did not build). Up to ``jobs``
         later candidates run speculatively while an earlier one is pending; once an earlier candidate is
         interesting, later runs are cancelled. The answer is the same for every ``jobs`` value.
+        ``on_first_decision`` gets, in order, the index of each candidate counted in ``stats.decided`` (its
+        source decided for the first time), so a caller can say what the decisions were about.
         """
         pending: dict[int, tuple[str, cf.Future[Outcome], threading.Event]] = {}
         numbered: Iterator[tuple[int, str | None]] = enumerate(sources)
         exhausted = False
         decided = 0  # every index below this one is known not to be interesting
         known: dict[int, Outcome | None] = {}
+        given: dict[int, str] = {}  # the source of every candidate that was not rejected before running
         try:
             while True:
                 # Fill free slots with the next candidates, answering cached ones at once.
@@ -79,6 +89,7 @@ class Oracle:
                     if source is None:
                         known[index] = None
                         continue
+                    given[index] = source
                     cached = self._cache.get(source_hash(source))
                     if cached is not None:
                         self.stats.cache_hits += 1
@@ -92,8 +103,11 @@ class Oracle:
                 # Decide in order as far as the known results allow.
                 while decided in known:
                     outcome = known.pop(decided)
-                    if outcome is not None and self.interesting(outcome):
-                        return decided
+                    if outcome is not None:
+                        if self._count_decided(given.pop(decided), outcome) and on_first_decision is not None:
+                            on_first_decision(decided)
+                        if self.interesting(outcome):
+                            return decided
                     decided += 1
                 if exhausted and not pending and not known:
                     return None
@@ -113,6 +127,17 @@ class Oracle:
                     future.result()
                 except (Cancelled, cf.CancelledError):
                     self.stats.cancelled += 1
+
+    def _count_decided(self, source: str, outcome: Outcome) -> bool:
+        """Count a decided candidate unless its source was decided before; whether it was counted."""
+        digest = source_hash(source)
+        if digest in self._decided:
+            return False
+        self._decided.add(digest)
+        self.stats.decided += 1
+        if outcome.kind is Kind.TIMEOUT:
+            self.stats.decided_timeouts += 1
+        return True
 
     def _run(self, source: str, cancel: threading.Event) -> Outcome:
         if cancel.is_set():

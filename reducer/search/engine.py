@@ -9,7 +9,6 @@ result can only shrink.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import time
 from collections.abc import Callable, Sequence
 
@@ -39,7 +38,7 @@ MIXED = "mixed"  # the sub-pass row for candidates whose new edits came from sev
 class PassStats:
     name: str
     runs: int = 0  # times the pass was given the program
-    tests: int = 0  # programs run on its behalf
+    tests: int = 0  # distinct candidates decided on its behalf (the same for every --jobs)
     successes: int = 0  # candidates accepted
     tokens_removed: int = 0
     seconds: float = 0.0
@@ -77,8 +76,8 @@ class _PassTester:
         self.pass_ = pass_
         self.module = module
         self.edits = edits
-        self.tests_before = reduction.oracle.stats.tests
-        self.timeouts_before = reduction.oracle.stats.timeouts
+        self.decided_before = reduction.oracle.stats.decided
+        self.timeouts_before = reduction.oracle.stats.decided_timeouts
         self.origins = [edit.origin for edit in edits] if any(edit.origin for edit in edits) else None
         self.applied: EditSet = frozenset()  # the last accepted subset: each later candidate adds to it
 
@@ -104,9 +103,10 @@ class _PassTester:
                 yield None if item is None else item[1]
 
         stats = self.reduction.oracle.stats
-        index = self.reduction.oracle.first_interesting(sources())
-        self._count_decided(candidates, built, index)
-        tests, timeouts = stats.tests - self.tests_before, stats.timeouts - self.timeouts_before
+        first_decisions: list[int] = []
+        index = self.reduction.oracle.first_interesting(sources(), first_decisions.append)
+        self._credit_subpasses(candidates, built, first_decisions, index)
+        tests, timeouts = stats.decided - self.decided_before, stats.decided_timeouts - self.timeouts_before
         if index is None and tests >= TIMEOUTS_BEFORE_SKIP and timeouts == tests:
             raise _OnlyTimeouts()
         if index is not None:
@@ -115,23 +115,21 @@ class _PassTester:
             self.applied = candidates[index]
         return index
 
-    def _count_decided(self, candidates: Sequence[EditSet], built: list[tuple[cst.Module, str] | None],
-                       index: int | None) -> None:
-        """Credit each newly decided candidate to the sub-pass its new edits came from. Decided: every
-        candidate up to the first success, since the oracle decides in order; later ones were speculation
-        whose result was not used, and counting them would make the statistics depend on --jobs. A source
-        counts once, the first time any pass has it decided, as in the oracle's own count."""
+    def _credit_subpasses(self, candidates: Sequence[EditSet], built: list[tuple[cst.Module, str] | None],
+                          first_decisions: list[int], index: int | None) -> None:
+        """Credit each candidate the oracle counted as decided (the first time its source was decided; never
+        speculation whose result was not needed, so the numbers do not depend on --jobs) to the sub-pass
+        that proposed all its new edits, or to ``mixed``."""
+        if self.origins is None:
+            return
         stats = self.reduction.stats[self.pass_.name]
-        decided = built[: index + 1] if index is not None else built
-        for position, item in enumerate(decided):
-            if item is None or not self.reduction.first_decision(item[1]) or self.origins is None:
-                continue  # not run (it did not build, or was not smaller), decided before, or no sub-passes
+        for position in first_decisions:
             origins = {self.origins[i] for i in candidates[position] - self.applied}
             sub = stats.subpass(origins.pop() if len(origins) == 1 else MIXED)
             sub.tests += 1
             if position == index:
                 sub.successes += 1
-                sub.tokens_removed += self.reduction.best_size.tokens - Size.of(item[1]).tokens
+                sub.tokens_removed += self.reduction.best_size.tokens - Size.of(built[position][1]).tokens  # type: ignore[index]
 
 
 class Reduction:
@@ -158,15 +156,6 @@ class Reduction:
         for p in self.passes:  # a pass made of sub-passes lists them, so every one gets a row (in its order)
             self.stats[p.name].subpasses = [SubPassStats(name) for name in getattr(p, "subpass_names", ())]
         self._current_pass = ""
-        self._decided: set[str] = set()  # hashes of the candidate sources decided so far
-
-    def first_decision(self, source: str) -> bool:
-        """Whether ``source`` is decided here for the first time (recording it)."""
-        digest = hashlib.sha256(source.encode()).hexdigest()
-        if digest in self._decided:
-            return False
-        self._decided.add(digest)
-        return True
 
     def accept(self, module: cst.Module, source: str, pass_name: str) -> None:
         size = Size.of(source)
@@ -186,7 +175,7 @@ class Reduction:
         self._current_pass = pass_.name
         self._report()
         stats = self.stats[pass_.name]
-        start, tests_before, size_before = time.perf_counter(), self.oracle.stats.tests, self.best_size
+        start, decided_before, size_before = time.perf_counter(), self.oracle.stats.decided, self.best_size
         module = self.module
         edits = pass_.edits(module)
         stats.runs += 1
@@ -199,7 +188,7 @@ class Reduction:
                 reduce_edits(len(edits), _PassTester(self, pass_, module, edits))
             except _OnlyTimeouts:
                 stats.skipped += 1
-        stats.tests += self.oracle.stats.tests - tests_before
+        stats.tests += self.oracle.stats.decided - decided_before
         stats.seconds += time.perf_counter() - start
         return self.best_size < size_before
 
@@ -211,7 +200,7 @@ class Reduction:
         """Run the passes until none of them can shrink the program any more.
 
         The first round runs them in the given order; later rounds by measured payoff (tokens removed per
-        test so far). A pass that failed on a program is not run on that same program again: passes are
+        decided test so far: counts, never seconds, so the order does not depend on --jobs or load). A pass that failed on a program is not run on that same program again: passes are
         deterministic, so it would fail again.
         """
         failed_on: dict[str, str] = {}

@@ -126,9 +126,11 @@ print(model(jnp.ones((2, 5))))
 
 
 def test_subpass_statistics_count_decided_candidates_whatever_the_jobs(pool):
-    """inline and hoist report a row per sub-pass; every accepted candidate is credited to exactly one row
+    """inline and hoist report a row per sub-pass; every decided candidate is credited to exactly one row
     (a sub-pass, or ``mixed``), and the rows are the same with one job and with two (speculative runs
     whose result was not used count for nothing)."""
+    import dataclasses
+
     from reducer.api import reduce
     from reducer.search.engine import MIXED
     from reducer.search.passes import HoistPass, InlinePass, StatementPass
@@ -140,7 +142,8 @@ def test_subpass_statistics_count_decided_candidates_whatever_the_jobs(pool):
     source, one = stats(1)
     source_two, two = stats(2)
     assert source_two == source == "import jax.numpy as jnp\njnp.ones((2, 5)) @ jnp.ones((3, 4))\n"
-    assert {name: p.subpasses for name, p in two.items()} == {name: p.subpasses for name, p in one.items()}
+    assert {name: dataclasses.replace(p, seconds=0.0) for name, p in two.items()} == {
+        name: dataclasses.replace(p, seconds=0.0) for name, p in one.items()}
     for group in (InlinePass(), HoistPass()):
         row = one[group.name]
         assert [s.name for s in row.subpasses][: len(group.subpass_names)] == list(group.subpass_names)
@@ -148,7 +151,7 @@ def test_subpass_statistics_count_decided_candidates_whatever_the_jobs(pool):
         assert sum(s.successes for s in row.subpasses) == row.successes > 0
         assert sum(s.tokens_removed for s in row.subpasses) == row.tokens_removed
         assert sum(s.edits for s in row.subpasses) == row.edits
-        assert sum(s.tests for s in row.subpasses) <= row.tests
+        assert sum(s.tests for s in row.subpasses) == row.tests
         assert any(s.successes for s in row.subpasses if s.name != MIXED)
     assert one["statements"].subpasses == []
 
