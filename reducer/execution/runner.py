@@ -12,8 +12,12 @@ import sys
 import time
 import types
 
+from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
+from reducer.execution.sandbox import Sandbox
+
+SANDBOX_ENV = "JAX_REDUCE_SANDBOX"  # the policy (JSON) a fresh interpreter applies to itself before the candidate
 
 # Candidates run with JAX's traceback filtering off, so the raising site inside jax is visible.
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -73,6 +77,13 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
+    policy = os.environ.pop(SANDBOX_ENV, "")
+    sandbox = Sandbox.from_json(policy) if policy else None
+    if sandbox is not None and sandbox.enabled:
+        platform.die_with_parent()
+        if sandbox.namespaces:
+            platform.private_namespaces()  # this process goes on as PID 2 of its own namespaces
+        sandbox.enter(os.getcwd())
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
     with open(program) as f:
@@ -83,6 +94,8 @@ def main(argv: list[str] | None = None) -> None:
             check = f.read()
     outcome = run_and_judge(source, os.path.abspath(program), check)
     write_report(outcome, result)
+    if sandbox is not None and sandbox.enabled:
+        platform.kill_descendants()  # whatever the candidate left running, daemons included (we are their subreaper)
     # Skip interpreter teardown (atexit hooks of jax, thread joins): the outcome is already recorded.
     os._exit(0)
 
