@@ -51,6 +51,7 @@ class Result:
     seconds: float
     disagreements: int  # accepted programs that a fresh interpreter did not confirm (the goal is 0)
     passes: tuple[PassStats, ...] = ()
+    sandbox: str = ""  # what contained the candidates (Sandbox.describe())
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -109,6 +110,7 @@ def reduce(
         lines_before=count_lines(program.source), lines_after=count_lines(final),
         tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
+        sandbox=judge.fresh.sandbox.describe(),
     )
 
 
@@ -129,7 +131,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None) -> 
     """Check the original in fresh interpreters (starting the warm workers meanwhile) and decide where and
     for how long candidates run; the workers this starts are closed on exit."""
     criterion = options.criterion()
-    fresh = FreshExecutor(sys_path=program.directory, check=criterion.check)
+    fresh = FreshExecutor(sys_path=program.directory, check=criterion.check, sandbox=options.sandbox_policy())
     owned = workers is None and options.pool
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
         started = starter.submit(_start_pool, program, options) if owned else None
@@ -150,7 +152,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None) -> 
 
 def _start_pool(program: Program, options: Options) -> PoolExecutor:
     return PoolExecutor(options.jobs, sys_path=program.directory, preload=top_level_imports(program.source),
-                        memory_mb=options.memory_mb)
+                        memory_mb=options.memory_mb, sandbox=options.sandbox_policy())
 
 
 def _judge(program: Program, options: Options, criterion: Criterion, original: Outcome, fresh: FreshExecutor,

@@ -202,7 +202,8 @@ def start_shared_pool(options: Options, sources: list[bytes]) -> PoolExecutor:
     imports: list[str] = []
     for data in sources:
         imports.extend(top_level_imports(data.decode("utf-8", "replace")))
-    return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb)
+    return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb,
+                        sandbox=options.sandbox_policy())
 
 
 # --- the batch ----------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from reducer.api import InputError, Result, reduce
+from reducer.execution.sandbox import warn_once
 from reducer.files import default_output
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
@@ -57,7 +58,13 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
     if not triage:
         parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
-                            help="cap each candidate's address space (pool workers only; default: no cap)")
+                            help="cap each candidate's resident memory (default: a quarter of the machine's)")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                        help="run candidates with your full rights (no Landlock, socket filter, namespaces or "
+                             "limits); only for programs you trust in every mutated form")
+    parser.add_argument("--allow-write", action="append", default=[], metavar="DIR",
+                        help="let candidates also write under DIR (repeatable); for programs that must write "
+                             "there to fail")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     if not triage:
         parser.add_argument("--stats", action="store_true",
@@ -71,7 +78,8 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     return args
 
 
-_FLAGS = {"jobs": "--jobs", "timeout": "--timeout", "memory_mb": "--memory-limit", "match": "--match"}
+_FLAGS = {"jobs": "--jobs", "timeout": "--timeout", "memory_mb": "--memory-limit", "match": "--match",
+          "allow_write:": "--allow-write"}
 
 
 def _with_flag_names(message: str) -> str:
@@ -83,7 +91,8 @@ def _with_flag_names(message: str) -> str:
 def options_from(args: argparse.Namespace) -> Options:
     """The one record of the reduction options the command line chose (ValueError if one is bad)."""
     return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
-                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0))
+                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0), sandbox=args.sandbox,
+                      allow_write=tuple(args.allow_write))
 
 
 class ProgressLine:
@@ -119,6 +128,7 @@ def summary(result: Result) -> str:
         f"lines:     {shrink(result.lines_before, result.lines_after)}",
         f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.seconds:.1f}s",
         f"output:    {result.output}",
+        result.sandbox,
     ]
     if result.disagreements:
         lines.append(f"warning:   {result.disagreements} accepted program(s) did not fail in a fresh interpreter; "
@@ -140,8 +150,13 @@ def pass_table(passes: Iterable[PassStats]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["triage"]:
-        return triage_main(parse_args(argv[1:], triage=True))
+        args = parse_args(argv[1:], triage=True)
+        if not args.quiet:
+            warn_once(args.options.sandbox_policy())
+        return triage_main(args)
     args = parse_args(argv)
+    if not args.quiet:
+        warn_once(args.options.sandbox_policy())
     if os.path.isdir(args.file):
         return batch_main(args)
     progress = ProgressLine(sys.stderr, enabled=not args.quiet)
@@ -165,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.quiet:
         print(summary(result), file=sys.stderr)
     if args.stats:
+        print(result.sandbox, file=sys.stderr)
         print(pass_table(result.passes), file=sys.stderr)
     return EXIT_OK
 

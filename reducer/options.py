@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any
 
+from reducer.execution.sandbox import Sandbox
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
 from reducer.judging.signature import Level, Signature
 from reducer.search.passes import default_passes
@@ -29,7 +30,9 @@ class Options:
     interesting: Predicate | None = None  # a custom criterion replacing the signature (reducer.judging.criterion)
     passes: tuple[Pass, ...] | None = None  # None: the default passes
     pool: bool = True  # warm workers; False: a fresh interpreter per candidate
-    memory_mb: int = 0  # a cap on each candidate's address space; 0: none
+    memory_mb: int = 0  # a cap on each candidate's memory; 0: the sandbox's default (a quarter of the machine)
+    sandbox: bool = True  # contain candidates (reducer.execution.sandbox); False: --no-sandbox
+    allow_write: tuple[str, ...] = ()  # directories candidates may also write (--allow-write)
 
     def __post_init__(self) -> None:
         if self.jobs < 1:
@@ -38,6 +41,9 @@ class Options:
             raise ValueError("timeout must be positive")
         if self.memory_mb < 0:
             raise ValueError("memory_mb must not be negative")
+        for directory in self.allow_write:
+            if not os.path.isdir(directory):
+                raise ValueError(f"allow_write: {directory} is not a directory")
         if self.interesting is not None and not callable(self.interesting):
             raise ValueError("interesting must be a callable interesting(outcome, source) -> bool")
         if self.signature.match is not None:
@@ -59,9 +65,15 @@ class Options:
             settings["jobs"] = default_jobs()
         if "signature" in settings or "match" in settings:
             settings["signature"] = as_signature(settings.get("signature", base.signature), settings.pop("match", None))
+        if "allow_write" in settings:
+            settings["allow_write"] = tuple(os.path.realpath(d) for d in settings["allow_write"])
         if settings.get("passes") is not None:
             settings["passes"] = tuple(settings["passes"])
         return dataclasses.replace(base, **settings)
+
+    def sandbox_policy(self) -> Sandbox:
+        """What contains this reduction's candidates, sized from the machine (never from ``jobs``)."""
+        return Sandbox.for_machine(self.sandbox, self.allow_write, self.memory_mb)
 
     def criterion(self) -> Criterion:
         """The criterion candidates are judged by (a shipped predicate, or the signature)."""

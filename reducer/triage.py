@@ -93,8 +93,10 @@ def triage_dir(
     options = Options.of(options, **settings)
     jobs, signature, timeout = options.jobs, options.signature, options.timeout
     owned = workers is None and options.pool
-    pool = PoolExecutor(jobs) if owned else workers if options.pool else None
-    executor = (lambda sys_path: pool.program(sys_path)) if pool is not None else FreshExecutor
+    policy = options.sandbox_policy()
+    pool = PoolExecutor(jobs, sandbox=policy) if owned else workers if options.pool else None
+    executor = ((lambda sys_path: pool.program(sys_path)) if pool is not None
+                else (lambda sys_path: FreshExecutor(sys_path=sys_path, sandbox=policy)))
     done = on_done or (lambda record: None)
     records: dict[str, FileRecord] = {}
     try:
