@@ -20,7 +20,7 @@ from typing import Protocol
 
 from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome
-from reducer.execution.runner import SANDBOX_ENV, candidate_env as runner_env, read_report
+from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, candidate_env as runner_env, read_report
 from reducer.execution.sandbox import MIB, Sandbox
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
@@ -94,7 +94,8 @@ class FreshExecutor:
         program, result, stderr = workdir / CANDIDATE_FILENAME, workdir / ".report.json", workdir / ".stderr"
         program.write_text(source)
         # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
-        env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir), SANDBOX_ENV: self.sandbox.to_json()})
+        env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir), SANDBOX_ENV: self.sandbox.to_json(),
+                             PARENT_ENV: str(os.getpid())})
         argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
         if self.check is not None:
             (workdir / ".predicate").write_bytes(self.check)

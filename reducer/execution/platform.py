@@ -215,11 +215,13 @@ def can_unshare() -> bool:
     return LINUX and _LIBC is not None and os.geteuid() == 0
 
 
-def private_namespaces(watch_fd: int = -1) -> bool:
+def private_namespaces(watch_fd: int = -1, tied: bool = True) -> bool:
     """Move what this process runs from now on into new PID, network and mount namespaces; return whether
     it did. The caller continues as PID 2, under a tiny init (PID 1) that exits when the caller does, or
     when ``watch_fd`` (a socket to the reducer) hangs up, or when the original process dies: the kernel
-    then kills every process left in the namespace, daemons included. Must be called single-threaded."""
+    then kills every process left in the namespace, daemons included. ``tied``: the original process dies
+    with the thread that started it (not for pool workers, which a short-lived thread may start).
+    Must be called single-threaded."""
     if not can_unshare():
         return False
     try:
@@ -229,7 +231,7 @@ def private_namespaces(watch_fd: int = -1) -> bool:
         return False
     init = os.fork()
     if init:
-        _wait_and_mirror(init)  # never returns
+        _wait_and_mirror(init, tied)  # never returns
     # PID 1 of the new namespace.
     die_with_parent()  # (getppid() is 0 here: the parent is outside the namespace)
     _mount_proc()
@@ -272,9 +274,10 @@ def _init_loop(child: int, watch_fd: int) -> None:
                 break
 
 
-def _wait_and_mirror(init: int) -> None:
+def _wait_and_mirror(init: int, tied: bool) -> None:
     """The original process waits for the namespace's init and ends the way the payload ended."""
-    die_with_parent()
+    if tied:
+        die_with_parent()
     while True:
         try:
             status = os.waitpid(init, 0)[1]

@@ -18,6 +18,7 @@ from reducer.execution.protocol import ProtocolError, Report, decode, encode
 from reducer.execution.sandbox import Sandbox
 
 SANDBOX_ENV = "JAX_REDUCE_SANDBOX"  # the policy (JSON) a fresh interpreter applies to itself before the candidate
+PARENT_ENV = "JAX_REDUCE_PARENT"  # the reducer's pid: a fresh interpreter whose reducer is already gone exits
 
 # Candidates run with JAX's traceback filtering off, so the raising site inside jax is visible.
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -79,8 +80,11 @@ def main(argv: list[str] | None = None) -> None:
     program, result = args[0], args[1]
     policy = os.environ.pop(SANDBOX_ENV, "")
     sandbox = Sandbox.from_json(policy) if policy else None
+    parent = os.environ.pop(PARENT_ENV, "")
     if sandbox is not None and sandbox.enabled:
         platform.die_with_parent()
+        if parent and os.getppid() != int(parent):
+            os._exit(1)  # the reducer died while this interpreter started, before it could tie itself to it
         if sandbox.namespaces:
             platform.private_namespaces()  # this process goes on as PID 2 of its own namespaces
         sandbox.enter(os.getcwd())

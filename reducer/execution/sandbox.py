@@ -53,7 +53,7 @@ class Sandbox:
     @property
     def address_backstop(self) -> int:
         """RLIMIT_AS, far above the memory cap: XLA and LLVM reserve much address space they never touch."""
-        return self.memory_bytes * 4 + 64 * GIB if self.memory_bytes else 0
+        return self.memory_bytes + 128 * GIB if self.memory_bytes else 0
 
     def inet(self) -> str:
         """Which Internet sockets the seccomp filter lets through (see platform.deny_sockets)."""
