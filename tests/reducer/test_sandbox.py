@@ -289,3 +289,19 @@ def test_kill_9_of_the_reducer_leaves_no_process(tmp_path: Path) -> None:
     while ours() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert ours() == []
+
+
+def test_an_original_that_must_write_outside_scratch_is_told_what_to_pass(tmp_path: Path) -> None:
+    from reducer.judging.checks import InputError, check_original
+    from reducer.judging.signature import Signature
+
+    out = tmp_path / "checkpoints"
+    out.mkdir()
+    source = (f"with open({str(out / 'step.txt')!r}, 'w') as f:\n    f.write('1')\n"
+              f"raise ValueError(open({str(out / 'step.txt')!r}).read())\n")
+    with pytest.raises(InputError) as denied:
+        check_original(source, FreshExecutor(sandbox=POLICY), Signature(), 60)
+    assert denied.value.reason == "sandbox-denied"
+    assert "pass --allow-write DIR" in str(denied.value)
+    allowed = dataclasses.replace(POLICY, allow_write=(str(out),))
+    assert check_original(source, FreshExecutor(sandbox=allowed), Signature(), 60).message == "1"
