@@ -193,10 +193,9 @@ def become_subreaper() -> bool:
 
 def set_limits(file_bytes: int, address_bytes: int, processes: int) -> None:
     """rlimits for this process and its children: largest file, no core dumps, a far address-space backstop,
-    and (for non-root users only: the kernel ignores it for root) a process count."""
+    (RLIMIT_NPROC counts all the user's processes and is ignored for root: processes are held by a pids
+    cgroup instead, see :func:`pids_cgroup`)."""
     wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, file_bytes), (resource.RLIMIT_AS, address_bytes)]
-    if processes and hasattr(resource, "RLIMIT_NPROC") and os.geteuid() != 0:
-        wanted.append((resource.RLIMIT_NPROC, processes))
     for which, value in wanted:
         if not value and which != resource.RLIMIT_CORE:
             continue
@@ -211,17 +210,59 @@ def set_limits(file_bytes: int, address_bytes: int, processes: int) -> None:
 # --- namespaces -----------------------------------------------------------------------------------------
 
 
+def pids_cgroup(limit: int) -> str:
+    """A new pids cgroup (v1 hierarchy, or v2 where its pids controller is enabled) below this process's own,
+    capped at ``limit`` tasks (processes and threads); its path, or "" where none can be made."""
+    if not LINUX or limit <= 0:
+        return ""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            base = "/sys/fs/cgroup/pids"
+        elif controllers == "" and os.path.exists("/sys/fs/cgroup/cgroup.subtree_control"):
+            base = "/sys/fs/cgroup"
+        else:
+            continue
+        directory = os.path.join(base + path, f"jax-reduce-{os.getpid()}")
+        try:
+            os.mkdir(directory)
+            with open(os.path.join(directory, "pids.max"), "w") as f:
+                f.write(str(limit))
+            return directory
+        except OSError:
+            try:
+                os.rmdir(directory)
+            except OSError:
+                pass
+    return ""
+
+
+def join_cgroup(directory: str) -> bool:
+    try:
+        with open(os.path.join(directory, "cgroup.procs"), "w") as f:
+            f.write("0")
+        return True
+    except OSError:
+        return False
+
+
 def can_unshare() -> bool:
     return LINUX and _LIBC is not None and os.geteuid() == 0
 
 
-def private_namespaces(watch_fd: int = -1, tied: bool = True) -> bool:
+def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0) -> bool:
     """Move what this process runs from now on into new PID, network and mount namespaces; return whether
     it did. The caller continues as PID 2, under a tiny init (PID 1) that exits when the caller does, or
     when ``watch_fd`` (a socket to the reducer) hangs up, or when the original process dies: the kernel
     then kills every process left in the namespace, daemons included. ``tied``: the original process dies
     with the thread that started it (not for pool workers, which a short-lived thread may start).
-    Must be called single-threaded."""
+    With ``max_tasks``, everything in the namespace is also held to that many tasks by a pids cgroup
+    (removed when the namespace ends). Must be called single-threaded."""
     if not can_unshare():
         return False
     try:
@@ -229,9 +270,12 @@ def private_namespaces(watch_fd: int = -1, tied: bool = True) -> bool:
             return False
     except (AttributeError, OSError):
         return False
+    cgroup = pids_cgroup(max_tasks)
     init = os.fork()
     if init:
-        _wait_and_mirror(init, tied)  # never returns
+        _wait_and_mirror(init, tied, cgroup)  # never returns
+    if cgroup and not join_cgroup(cgroup):
+        os._exit(1)
     # PID 1 of the new namespace.
     die_with_parent()  # (getppid() is 0 here: the parent is outside the namespace)
     _mount_proc()
@@ -274,7 +318,7 @@ def _init_loop(child: int, watch_fd: int) -> None:
                 break
 
 
-def _wait_and_mirror(init: int, tied: bool) -> None:
+def _wait_and_mirror(init: int, tied: bool, cgroup: str) -> None:
     """The original process waits for the namespace's init and ends the way the payload ended."""
     if tied:
         die_with_parent()
@@ -285,6 +329,15 @@ def _wait_and_mirror(init: int, tied: bool) -> None:
         except InterruptedError:
             continue
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+    if cgroup:
+        for _ in range(100):  # the namespace's processes are being reaped; the group empties within moments
+            try:
+                os.rmdir(cgroup)
+                break
+            except OSError:
+                import time
+
+                time.sleep(0.01)
     if code > 128:
         signal.signal(code - 128, signal.SIG_DFL)
         os.kill(os.getpid(), code - 128)

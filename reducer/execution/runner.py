@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
         if parent and os.getppid() != int(parent):
             os._exit(1)  # the reducer died while this interpreter started, before it could tie itself to it
         if sandbox.namespaces:
-            platform.private_namespaces()  # this process goes on as PID 2 of its own namespaces
+            platform.private_namespaces(max_tasks=sandbox.processes)  # this process goes on as PID 2 of its own namespaces
         sandbox.enter(os.getcwd())
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it

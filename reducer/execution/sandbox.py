@@ -18,7 +18,7 @@ from reducer.execution import platform
 
 GIB, MIB = 1 << 30, 1 << 20
 DEFAULT_FILE_BYTES = 4 * GIB  # the largest file a candidate may write
-DEFAULT_PROCESSES = 256  # processes and threads a candidate may have at once (non-root, RLIMIT_NPROC)
+DEFAULT_PROCESSES = 1024  # tasks (processes and threads: XLA's pools count) per worker, by a pids cgroup
 
 
 def default_memory_bytes() -> int:
@@ -38,6 +38,7 @@ class Sandbox:
     processes: int = DEFAULT_PROCESSES
     landlock: int = 0  # the Landlock ABI used (0: none)
     namespaces: bool = False  # private PID, network and mount namespaces per worker
+    pids_cgroup: bool = False  # a pids cgroup per worker caps processes (fork bombs)
     seccomp: bool = False  # socket families filtered
 
     @classmethod
@@ -48,7 +49,7 @@ class Sandbox:
             return cls(enabled=False, memory_bytes=memory_mb * MIB, file_bytes=0, processes=0)
         dirs = tuple(os.path.realpath(d) for d in allow_write)
         return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, platform.landlock_abi(),
-                   platform.can_unshare(), platform.seccomp_available())
+                   platform.can_unshare(), platform.seccomp_available(), _pids_cgroup_works())
 
     @property
     def address_backstop(self) -> int:
@@ -74,6 +75,8 @@ class Sandbox:
             gaps.append("network and local sockets")
         if not self.namespaces:
             gaps.append("processes left behind by a killed reducer")
+        if not self.pids_cgroup:
+            gaps.append("the number of processes (fork bombs)")
         return gaps
 
     def describe(self) -> str:
@@ -87,6 +90,8 @@ class Sandbox:
             parts.append("pid+network namespace")
         if self.seccomp:
             parts.append("socket filter")
+        if self.pids_cgroup:
+            parts.append(f"{self.processes} tasks")
         if self.allow_write:
             parts.append("also writable: " + ", ".join(self.allow_write))
         return f"sandbox: {', '.join(parts)}, {memory}, files {self.file_bytes // GIB} GiB"
@@ -116,6 +121,13 @@ class Sandbox:
             platform.landlock_restrict(self.landlock, [scratch, *self.allow_write])
         if self.seccomp:
             platform.deny_sockets(self.inet())
+
+
+def _pids_cgroup_works() -> bool:
+    directory = platform.pids_cgroup(DEFAULT_PROCESSES)
+    if directory:
+        os.rmdir(directory)
+    return bool(directory)
 
 
 def warn_once(sandbox: Sandbox, stream: Any = None) -> str:

@@ -78,7 +78,7 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
     if sandbox.enabled and sandbox.namespaces:
         # Still single-threaded: from here on this worker is PID 2 of private namespaces whose init exits
         # when the reducer hangs up, taking every process the candidates started with it.
-        platform.private_namespaces(watch_fd=fd, tied=False)
+        platform.private_namespaces(watch_fd=fd, tied=False, max_tasks=sandbox.processes)
     conn = Connection(fd)
     if sys_path:
         sys.path.insert(0, sys_path)

@@ -305,3 +305,19 @@ def test_an_original_that_must_write_outside_scratch_is_told_what_to_pass(tmp_pa
     assert "pass --allow-write DIR" in str(denied.value)
     allowed = dataclasses.replace(POLICY, allow_write=(str(out),))
     assert check_original(source, FreshExecutor(sandbox=allowed), Signature(), 60).message == "1"
+
+
+def test_a_fork_bomb_hits_the_task_cap_and_is_cleaned_up(world: World) -> None:
+    capped = dataclasses.replace(POLICY, processes=64)
+    assert capped.pids_cgroup
+    bomb = (f"import os\ndef bomb():\n    for _ in range(500):\n        if os.fork() == 0:\n"
+            f"            os.execvp('sh', ['sh', '-c', 'sleep 600; : {world.marker}'])\nreport(attempt(bomb))")
+    pool = PoolExecutor(1, sandbox=capped)
+    try:
+        outcome = pool.run(REPORT + bomb, 60, threading.Event())
+        assert_contained(world, world.snapshot(), outcome, "BlockingIOError:11")
+        assert pool.run(REPORT + "report('next')", 60, threading.Event()).message == "next"
+    finally:
+        pool.close()
+    fresh = FreshExecutor(sandbox=capped).run(REPORT + bomb, 60, threading.Event())
+    assert_contained(world, world.snapshot(), fresh, "BlockingIOError:11")
