@@ -11,6 +11,7 @@ from typing import Any
 
 from reducer.execution.sandbox import Sandbox
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
+from reducer.judging.flaky import Flaky
 from reducer.judging.signature import Level, Signature
 from reducer.search.passes import default_passes
 from reducer.search.passes.base import Pass
@@ -33,6 +34,7 @@ class Options:
     memory_mb: int = 0  # a cap on each candidate's memory; 0: the sandbox's default (a quarter of the machine)
     sandbox: bool = True  # contain candidates (reducer.execution.sandbox); False: --no-sandbox
     allow_write: tuple[str, ...] = ()  # directories candidates may also write (--allow-write)
+    flaky: Flaky | None = None  # accept a program when N of M runs fail the same way; None: every run must
 
     def __post_init__(self) -> None:
         if self.jobs < 1:
@@ -67,6 +69,8 @@ class Options:
             settings["signature"] = as_signature(settings.get("signature", base.signature), settings.pop("match", None))
         if "allow_write" in settings:
             settings["allow_write"] = tuple(os.path.realpath(d) for d in settings["allow_write"])
+        if isinstance(settings.get("flaky"), str):
+            settings["flaky"] = Flaky.parse(settings["flaky"])
         if settings.get("passes") is not None:
             settings["passes"] = tuple(settings["passes"])
         return dataclasses.replace(base, **settings)
@@ -91,6 +95,7 @@ class Options:
             "interesting": predicate_name(self.interesting) if self.interesting else None,
             "passes": [p.name for p in self.passes] if self.passes is not None else "default",
             "memory_mb": self.memory_mb,
+            "flaky": str(self.flaky) if self.flaky else None,
         }
 
 
