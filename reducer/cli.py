@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from reducer.api import InputError, Result, reduce
+from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import warn_once
 from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
@@ -54,7 +55,7 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
                         help="how closely a candidate's failure must match the original's (default: template)")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
-    parser.add_argument("--no-pool", dest="pool", action="store_false",
+    parser.add_argument("--no-pool", dest="pool", action="store_false", default=None,
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
     if not triage:
         parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
@@ -94,7 +95,8 @@ def _with_flag_names(message: str) -> str:
 def options_from(args: argparse.Namespace) -> Options:
     """The one record of the reduction options the command line chose (ValueError if one is bad)."""
     return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
-                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky,
+                      pool=warm_pool_supported() if args.pool is None else args.pool,
+                      memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky,
                       sandbox=args.sandbox, allow_write=tuple(args.allow_write))
 
 

@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any
 
+from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import Sandbox
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
 from reducer.judging.flaky import Flaky
@@ -30,7 +31,7 @@ class Options:
     signature: Signature = Signature()  # what "fails the same way" means
     interesting: Predicate | None = None  # a custom criterion replacing the signature (reducer.judging.criterion)
     passes: tuple[Pass, ...] | None = None  # None: the default passes
-    pool: bool = True  # warm workers; False: a fresh interpreter per candidate
+    pool: bool = dataclasses.field(default_factory=warm_pool_supported)  # warm workers (Linux only); False: fresh
     memory_mb: int = 0  # a cap on each candidate's memory; 0: the sandbox's default (a quarter of the machine)
     sandbox: bool = True  # contain candidates (reducer.execution.sandbox); False: --no-sandbox
     allow_write: tuple[str, ...] = ()  # directories candidates may also write (--allow-write)
@@ -41,6 +42,9 @@ class Options:
             raise ValueError("jobs must be at least 1")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError("timeout must be positive")
+        if self.pool and not warm_pool_supported():
+            raise ValueError("pool: the warm pool needs Linux (forked jax processes watched by pidfd); "
+                             "use pool=False (--no-pool): candidates then run in fresh interpreters")
         if self.memory_mb < 0:
             raise ValueError("memory_mb must not be negative")
         for directory in self.allow_write:

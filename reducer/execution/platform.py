@@ -251,6 +251,11 @@ def join_cgroup(directory: str) -> bool:
         return False
 
 
+def warm_pool_supported() -> bool:
+    """Whether the warm pool can run here: it forks jax processes and watches them with pidfds (Linux)."""
+    return LINUX and hasattr(os, "pidfd_open")
+
+
 def can_unshare() -> bool:
     return LINUX and _LIBC is not None and os.geteuid() == 0
 
