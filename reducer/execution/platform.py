@@ -6,7 +6,7 @@ and reading process trees from ``/proc``. Every function degrades to a no-op (or
 elsewhere, so callers never see an AttributeError on macOS. Candidate-side: imports only the standard library.
 
 ``JAX_REDUCE_FORCE_LANDLOCK`` (tests only) pretends the kernel has Landlock ABI 1..N or none ("none"),
-so the fallbacks can be tested on a kernel that has more.
+and ``JAX_REDUCE_FORCE_PLATFORM=other`` that the OS is not Linux, so the fallbacks can be tested here.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import signal
 import struct
 import sys
 
-LINUX = sys.platform.startswith("linux")
 FORCE_ENV = "JAX_REDUCE_FORCE_LANDLOCK"
+PLATFORM_ENV = "JAX_REDUCE_FORCE_PLATFORM"  # tests: "other" behaves as on a non-Linux OS (no Linux mechanism)
+LINUX = sys.platform.startswith("linux") and os.environ.get(PLATFORM_ENV, "") != "other"
 
 # Landlock UAPI (include/uapi/linux/landlock.h); the syscall numbers are the same on every architecture.
 _SYS_CREATE, _SYS_ADD_RULE, _SYS_RESTRICT = 444, 445, 446

@@ -321,3 +321,16 @@ def test_a_fork_bomb_hits_the_task_cap_and_is_cleaned_up(world: World) -> None:
         pool.close()
     fresh = FreshExecutor(sandbox=capped).run(REPORT + bomb, 60, threading.Event())
     assert_contained(world, world.snapshot(), fresh, "BlockingIOError:11")
+
+
+def test_forced_other_platform_warns_once_and_reduces_in_fresh_interpreters(tmp_path: Path) -> None:
+    program = tmp_path / "prog.py"
+    program.write_text("a = 1\nb = 2\nraise ValueError('boom')\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **{platform.PLATFORM_ENV: "other"})
+    done = subprocess.run([sys.executable, "-m", "reducer.cli", str(program), "--jobs", "1"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "warning: the sandbox cannot protect" in line]
+    assert len(warnings) == 1 and "files outside scratch;" in warnings[0]
+    assert "AttributeError" not in done.stderr
+    assert (tmp_path / "prog.reduced.py").read_text() == "raise ValueError('boom')\n"
