@@ -369,7 +369,10 @@ def children(pid: int | str = "self") -> list[int]:
 
 
 def tree_rss(pid: int) -> int:
-    """Resident memory of ``pid`` and all its descendants, in bytes (0 where /proc is missing)."""
+    """Resident memory of ``pid`` and all its descendants, in bytes (0 where /proc is missing).
+
+    ``pid`` counts its resident set (cheap, read 20 times a second); descendants, usually none, count their
+    proportional share (Pss): a forked child shares its parent's pages, which RSS would count twice."""
     total, stack, seen = 0, [pid], set()
     page = os.sysconf("SC_PAGE_SIZE") if LINUX else 4096
     while stack:
@@ -378,12 +381,24 @@ def tree_rss(pid: int) -> int:
             continue
         seen.add(p)
         try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * page
+            total += _rss(p, page) if p == pid else _pss(p)
         except (OSError, ValueError, IndexError):
             continue
         stack += children(p)
     return total
+
+
+def _rss(pid: int, page: int) -> int:
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * page
+
+
+def _pss(pid: int) -> int:
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def kill_descendants(keep: int = 0) -> int:
