@@ -115,7 +115,7 @@ def reduce(
         tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,
         timeouts=oracle.stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
-        sandbox=judge.fresh.sandbox.describe(),
+        sandbox=options.sandbox_policy().describe(),
     )
 
 
