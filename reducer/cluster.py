@@ -277,15 +277,17 @@ def ship(root: Path, rel: str, data: bytes, cap: int = MAX_SHIP_BYTES) -> Shipme
     """The program and its siblings; TooLarge (with a sentence saying what to do) beyond ``cap`` bytes."""
     files = [(rel, data)]
     total = len(data)
-    for sibling in sibling_files(root, rel, data):
-        content = read_bytes(root / sibling)
-        if content is None:
-            continue
-        total += len(content)
+    for sibling in ["", *sibling_files(root, rel, data)]:
+        if sibling:
+            content = read_bytes(root / sibling)
+            if content is None:
+                continue
+            total += len(content)
+            files.append((sibling, content))
         if total > cap:
-            raise TooLarge(f"{root / rel}: it and the files beside it it may need exceed the {cap // 2**20} MB a "
-                           f"cluster task carries (at {sibling}); move large data files out of its directory")
-        files.append((sibling, content))
+            raise TooLarge(f"{root / rel}: with the files beside it that it may need it exceeds the {cap:,} bytes a "
+                           f"cluster task carries (reached at {sibling or rel}); move large data files out of its "
+                           "directory")
     return Shipment(rel, tuple(files))
 
 
