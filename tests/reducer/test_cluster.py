@@ -273,11 +273,31 @@ def test_a_repro_that_kills_its_worker_twice_is_recorded_and_not_retried(client,
 
 
 @pytest.mark.e2e
-def test_triage_on_the_cluster_buckets_here_and_reduces_one_per_bucket(client, tmp_path):
+def test_triage_on_the_cluster_buckets_here_and_reduces_one_per_bucket(client, pool, tmp_path):
     root = write_repros(tmp_path / "repros", {"a.py": "(4,)", "b.py": "(5,)", "c.py": "(4, 1, 7)"})
     report = triage_dir(root, tmp_path / "out", client=client, per_bucket=1, jobs=1, passes=statement_passes())
-    assert [b.files for b in report.buckets] == [("a.py", "b.py", "c.py")]
+    local = triage_dir(root, None, jobs=1, workers=pool)
+    assert [b.files for b in report.buckets] == [b.files for b in local.buckets] == [("a.py", "b.py"), ("c.py",)]
+    assert [b.key for b in report.buckets] == [b.key for b in local.buckets]
     statuses = {r.path: r.status for r in report.files}
-    assert statuses == {"a.py": Status.REDUCED, "b.py": Status.FAILING, "c.py": Status.FAILING}
-    assert sorted(p.name for p in (tmp_path / "out").glob("*.py")) == ["a.py"]
-    assert report.buckets[0].source == (tmp_path / "out" / "a.py").read_text()
+    assert statuses == {"a.py": Status.REDUCED, "b.py": Status.FAILING, "c.py": Status.REDUCED}
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.py")) == ["a.py", "c.py"]
+    assert [b.source for b in report.buckets] == [(tmp_path / "out" / rel).read_text() for rel in ("a.py", "c.py")]
+    assert {rel for rel, _, _ in report.ran_on} == {"a.py", "b.py", "c.py"}
+
+
+@pytest.mark.e2e
+def test_the_command_line_honours_dask_scheduler_address(client, tmp_path):
+    root = write_repros(tmp_path / "repros", {"a.py": "(4,)"})
+    (root / "broken.py").write_text("def f(:\n")
+    env = {**os.environ, "PYTHONPATH": ROOT, "DASK_SCHEDULER_ADDRESS": client.scheduler.address}
+    done = subprocess.run([sys.executable, "-m", "reducer.cli", str(root), "-o", str(tmp_path / "out"), "--jobs", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith(f"jax-reduce: Dask cluster at {client.scheduler.address}, 2 workers; dashboard: http")
+    workers = set(worker_pids(client))
+    ran = json.loads((tmp_path / "out" / "report.json").read_text())["ran_on"]
+    assert sorted(rel for rel, _, _ in ran) == ["a.py", "broken.py"] and {w for _, w, _ in ran} <= workers
+    assert [line for line in lines if line.startswith("jax-reduce: worker tcp://")]
+    assert (tmp_path / "out" / "a.py").read_text().count("reshape") == 1
