@@ -411,6 +411,12 @@ def run_files(client: distributed.Client, root: Path, shipments: list[Shipment],
                 if client.status != "running" or isinstance(err, OSError):
                     raise lost(client) from None
                 raise
+            except ClusterError:
+                raise  # e.g. a worker that joined later with other versions
+            except Exception as err:  # noqa: BLE001 - files' own errors are records; this is the cluster's
+                raise ClusterError(f"the Dask cluster could not run {shipment.rel}: {type(err).__name__}: "
+                                   f"{str(err).splitlines()[0] if str(err) else ''} (the scheduler and workers need "
+                                   "the same environment as this client, jax-reduce included)") from None
             placement.worker[shipment.rel] = done.worker
             placement.attempts[shipment.rel] = done.attempt
             on_done(done)
