@@ -320,7 +320,7 @@ def killed_worker_record(rel: str, sha256: str, workers: list[str]) -> FileRecor
 
 
 def run_task(shipment: Shipment, options: Options, mode: str, topic: str, root: str,
-             expected: dict[str, str]) -> Done:
+             expected: dict[str, str], plugin: str = PLUGIN) -> Done:
     """One file on this worker: reduce it (``mode`` "reduce") or run it (``triage``) on the worker's warm pool,
     in a scratch copy of its directory."""
     worker = distributed.get_worker()
@@ -334,7 +334,7 @@ def run_task(shipment: Shipment, options: Options, mode: str, topic: str, root: 
         return Done(killed_worker_record(rel, file_hash(data), earlier), None, worker.address, len(earlier) + 1)
     client.log_event(topic, {"worker": worker.address, "pid": os.getpid()})  # synchronous: logged before we run
     key = worker.get_current_task()
-    pool = worker.plugins[PLUGIN].pool()  # type: ignore[attr-defined]
+    pool = worker.plugins[plugin].pool()  # type: ignore[attr-defined]
 
     def still_wanted(*_: Any) -> None:
         task = worker.state.tasks.get(key)
@@ -383,13 +383,15 @@ def run_files(client: distributed.Client, root: Path, shipments: list[Shipment],
     expected = versions()
     preload = tuple(dict.fromkeys(name for s in shipments for name in top_level_imports(
         s.files[0][1].decode("utf-8", "replace"))))
-    client.register_plugin(WarmPool(options.jobs, options.memory_mb, preload), name=PLUGIN)
+    plugin = f"{PLUGIN}-{run}"  # one per batch: batches sharing a cluster keep their own pools
+    client.register_plugin(WarmPool(options.jobs, options.memory_mb, preload), name=plugin)
     pending: dict[distributed.Future, Shipment] = {}
     deaths: dict[str, int] = {}
 
     def submit(shipment: Shipment) -> distributed.Future:
         future = client.submit(run_task, shipment, options, mode, f"jax-reduce-{run}-{file_hash(shipment.rel.encode())}",
-                               str(root), expected, key=f"jax-reduce-{run}-{uuid.uuid4().hex[:8]}", pure=False)
+                               str(root), expected, plugin, key=f"jax-reduce-{run}-{uuid.uuid4().hex[:8]}",
+                               pure=False)
         pending[future] = shipment
         return future
 
@@ -427,7 +429,7 @@ def run_files(client: distributed.Client, root: Path, shipments: list[Shipment],
             except Exception:  # noqa: BLE001 - the scheduler may be gone; nothing more to cancel then
                 pass
         try:
-            client.unregister_worker_plugin(PLUGIN)  # closes the workers' pools
+            client.unregister_worker_plugin(plugin)  # closes the workers' pools
         except Exception:  # noqa: BLE001
             pass
 
