@@ -75,13 +75,11 @@ def settle_device_work() -> None:
     caller's timeout ends the run, so the candidate counts as hanging (and a warm runner is retired).
     Programs that never started a JAX backend pay nothing.
     """
-    bridge = sys.modules.get("jax._src.xla_bridge")
-    if bridge is None or not getattr(bridge, "_backends", None):
+    bridge, jax = sys.modules.get("jax._src.xla_bridge"), sys.modules.get("jax")
+    if bridge is None or jax is None or not getattr(bridge, "_backends", None):
         return
     global _probe
     try:
-        import jax  # already imported by the program: this costs nothing
-
         if _probe is None:
             _probe = jax.jit(lambda x: x + 1)
         for device in jax.local_devices():
