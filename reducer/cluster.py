@@ -16,6 +16,7 @@ file as ``killed-worker`` instead of running it again, whatever the cluster's al
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -26,7 +27,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +176,8 @@ def pool_size(threads: int, jobs: int, memory_limit: int | None) -> int:
 
 class WarmPool(distributed.WorkerPlugin):
     """One jax-reduce :class:`PoolExecutor` per worker for the worker's lifetime (or until unregistered);
-    it starts in the background so the worker keeps answering its scheduler meanwhile."""
+    it starts in the background so the worker keeps answering its scheduler meanwhile. Tasks borrow it;
+    a teardown while one still runs (a cancelled batch) leaves closing it to the last task that returns."""
 
     name = PLUGIN
 
@@ -184,11 +186,14 @@ class WarmPool(distributed.WorkerPlugin):
         self.memory_mb = memory_mb
         self.preload = preload
         self.size = size  # 0: from the worker's nthreads and memory_limit
-        self.starting: cf.Future[PoolExecutor] | None = None
+        self.starting: cf.Future[PoolExecutor] | None = None  # these three are set up on the worker
+        self.borrowers = 0
+        self.closing = False
 
     def setup(self, worker: distributed.Worker) -> None:
         size = self.size or pool_size(worker.state.nthreads, self.jobs, worker.memory_manager.memory_limit)
         future: cf.Future[PoolExecutor] = cf.Future()
+        self.lock = threading.Lock()
 
         def start() -> None:
             try:
@@ -198,11 +203,30 @@ class WarmPool(distributed.WorkerPlugin):
         threading.Thread(target=start, name="jax-reduce-pool-start", daemon=True).start()
         self.starting = future
 
-    def pool(self) -> PoolExecutor:
+    @contextlib.contextmanager
+    def borrowed(self) -> Iterator[PoolExecutor]:
         assert self.starting is not None, "the plugin was not set up"
-        return self.starting.result()
+        with self.lock:
+            if self.closing:
+                raise ClusterError("this batch's worker pool was already closed (the batch ended)")
+            self.borrowers += 1
+        try:
+            yield self.starting.result()
+        finally:
+            with self.lock:
+                self.borrowers -= 1
+                last = self.closing and self.borrowers == 0
+            if last:
+                self.close()
 
     def teardown(self, worker: distributed.Worker) -> None:
+        with self.lock:
+            self.closing = True
+            idle = self.borrowers == 0
+        if idle:
+            self.close()
+
+    def close(self) -> None:
         if self.starting is not None:
             try:
                 self.starting.result().close()
@@ -334,7 +358,15 @@ def run_task(shipment: Shipment, options: Options, mode: str, topic: str, root: 
         return Done(killed_worker_record(rel, file_hash(data), earlier), None, worker.address, len(earlier) + 1)
     client.log_event(topic, {"worker": worker.address, "pid": os.getpid()})  # synchronous: logged before we run
     key = worker.get_current_task()
-    pool = worker.plugins[plugin].pool()  # type: ignore[attr-defined]
+    with worker.plugins[plugin].borrowed() as pool:  # type: ignore[attr-defined]
+        return reduce_or_triage(shipment, options, mode, root, worker, key, pool, len(earlier) + 1)
+
+
+def reduce_or_triage(shipment: Shipment, options: Options, mode: str, root: str, worker: distributed.Worker,
+                     key: str, pool: PoolExecutor, attempt: int) -> Done:
+    """The file's reduction or triage on ``pool``, in a scratch copy of its directory; a cancelled task
+    (``key`` no longer wanted) stops at its reduction's next progress report."""
+    rel, data = shipment.files[0]
 
     def still_wanted(*_: Any) -> None:
         task = worker.state.tasks.get(key)
@@ -356,7 +388,7 @@ def run_task(shipment: Shipment, options: Options, mode: str, topic: str, root: 
 
             record = triage_file(base, rel, pool.program, options.signature, options.timeout or INITIAL_TIMEOUT,
                                  options.flaky)
-        return Done(relocated(record, str(base), root), output, worker.address, len(earlier) + 1)
+        return Done(relocated(record, str(base), root), output, worker.address, attempt)
 
 
 # --- the client ----------------------------------------------------------------------------------------
