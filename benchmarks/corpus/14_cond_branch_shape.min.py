@@ -1,4 +1,4 @@
 import jax
 import jax.numpy as jnp
 
-jax.lax.cond(True, lambda v: v, lambda v: v.sum(), jnp.zeros(2))
+jax.lax.cond(jnp.array(True), lambda v: v, lambda v: v.sum(), jnp.zeros(2))

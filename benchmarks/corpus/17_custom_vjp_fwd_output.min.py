@@ -1,4 +1,5 @@
 import jax
+import jax.numpy as jnp
 
 
 @jax.custom_vjp
@@ -7,4 +8,4 @@ def f(x):
 
 
 f.defvjp(lambda x: x, lambda r, g: (g,))
-jax.jit(jax.grad(f))(1.0)
+jax.jit(jax.grad(f))(jnp.float32(1.0))
