@@ -24,7 +24,7 @@ def test_header_lines_and_json():
         f"numpy {importlib.metadata.version('numpy')}, Python {platform.python_version()}\n"
         f"# input sha256 {digest}\n"
         f"# signature: {SIG}\n"
-        "# options: signature='exact' match=None timeout=None interesting=None passes='default' memory_mb=0\n"
+        "# options: signature='exact' match=None timeout=None interesting=None passes='default' memory_mb=0 flaky=None\n"
         "# environment: JAX_ENABLE_X64=1 XLA_FLAGS=--xla_cpu_use_thunk_runtime=false\n")
     data = prov.to_json()
     assert data["input_sha256"] == digest and data["environment"] == {
