@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                              "(crashes: the signal or exit code). template (default): the class, the raising site, "
                              "every line of the message with numbers, shapes, paths and the program's own names "
                              "abstracted, the JAX function and primitive that raised, and its operands' dtype kinds "
-                             "(bool/int/uint/float/complex/key) and weak types (crashes: also the XLA CHECK location "
+                             "(bool/int/uint/float/complex/key), weak types and ranks (crashes: also the XLA CHECK location "
                              "or fatal message). exact: as template, with the message word for word and exact "
                              "operand dtypes and ranks")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")

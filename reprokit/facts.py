@@ -44,10 +44,11 @@ def kind_of(dtype: str) -> str:
 
 
 def operand_kind(operand: str) -> str:
-    """``"~float32:2"`` -> ``"~float"``: the kind and weak flag that signatures keep (ranks and sizes may shrink)."""
+    """``"~float32:2"`` -> ``"~float:2"``: the kind, weak flag and rank that signatures keep (sizes may shrink,
+    and so may the exact width of a dtype: float32 and float64 are one kind)."""
     weak = operand.startswith("~")
-    dtype = operand.lstrip("~").rsplit(":", 1)[0]
-    return ("~" if weak else "") + kind_of(dtype)
+    dtype, _, rank = operand.lstrip("~").rpartition(":")
+    return ("~" if weak else "") + kind_of(dtype) + ":" + rank
 
 
 def describe_value(value: Any) -> str | None:

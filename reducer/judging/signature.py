@@ -119,8 +119,8 @@ class Signature:
         """A hashable key; two outcomes are the same failure exactly when their keys are equal.
 
         ``type``: the exception class (crashes: signal or exit code). ``template``: the class, the raising site,
-        the whole message's template, the public JAX function and primitive that raised, and the kinds and
-        weak flags of its operands (crashes: signal or exit code and the CHECK location or fatal message).
+        the whole message's template, the public JAX function and primitive that raised, and the kinds,
+        weak flags and ranks of its operands (crashes: signal or exit code and the CHECK location or fatal message).
         ``exact``: as ``template`` but the message word for word (paths aside) and exact operand dtypes and ranks.
         """
         if outcome.kind is Kind.CRASH:

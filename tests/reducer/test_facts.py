@@ -63,7 +63,7 @@ def test_no_jax_call_no_facts():
 def test_kinds():
     assert [kind_of(d) for d in ("bool", "int8", "uint32", "bfloat16", "float64", "complex64", "key<fry>")] == [
         "bool", "int", "uint", "float", "float", "complex", "key"]
-    assert operand_kind("~float32:0") == "~float" and operand_kind("uint32:1") == "uint"
+    assert operand_kind("~float32:0") == "~float:0" and operand_kind("uint32:1") == "uint:1"
     assert describe_value(True) == "bool:0" and describe_value(2.0) == "~float32:0"
     assert describe_value(jnp.ones((2, 3), jnp.int8)) == "int8:2" and describe_value("text") is None
 
@@ -76,10 +76,11 @@ def test_readme_slip_is_another_bug():
     assert original.first_line.startswith("dot_general requires contracting dimensions")
     assert Signature().same(original, shrunk)
     assert not Signature().same(original, slipped)
+    assert not Signature().same(original, outcome(lambda: jnp.ones(2) @ jnp.ones(3)))  # vectors: another rank
     assert Signature(Level.TYPE).same(original, slipped)
     assert Signature().describe(original) == (
         "TypeError: dot_general requires contracting dimensions to have the same shape, got (N,) and (N,). "
-        "@ jax._src.lax.lax._dot_general_shape_rule [jax.lax.dot -> dot_general(float, float)]")
+        "@ jax._src.lax.lax._dot_general_shape_rule [jax.lax.dot -> dot_general(float:2, float:2)]")
 
 
 def test_scan_carry_shapes_are_not_dtypes():

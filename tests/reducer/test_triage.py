@@ -81,4 +81,4 @@ def test_one_first_line_two_bugs_two_buckets(tmp_path, pool):
     assert {r.outcome.exc_type for r in report.files} == {"jax.errors.ConcretizationTypeError"}
     assert [sorted(b.files) for b in report.buckets] == [["positions.py", "ramp.py"], ["segments.py"]]
     assert [b.signature.rsplit(" [", 1)[1] for b in report.buckets] == [
-        "jax.numpy.arange(~int)]", "jax.ops.segment_sum(float, int)]"]
+        "jax.numpy.arange(~int:0)]", "jax.ops.segment_sum(float:1, int:1)]"]
