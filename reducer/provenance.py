@@ -17,7 +17,7 @@ from typing import Any
 from reducer.options import Options
 
 # Environment variables that change how JAX and XLA run a program (JAX_ENABLE_X64, JAX_PLATFORMS, XLA_FLAGS, ...).
-_ENV_PREFIXES = ("JAX_", "XLA_", "TF_CPP_", "CUDA_VISIBLE_DEVICES", "TPU_")
+_ENV_PREFIXES = ("JAX_", "XLA_", "CUDA_VISIBLE_DEVICES")  # not TF_CPP_/TPU_: jax sets those itself
 _PACKAGES = ("jax-reduce", "jax", "jaxlib", "numpy")
 
 

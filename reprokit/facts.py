@@ -121,8 +121,27 @@ def _arguments(frame: types.FrameType) -> list[Any]:
     return [frame.f_locals[name] for name in names if name in frame.f_locals]
 
 
-def facts_of(exc: BaseException) -> Facts:
-    """The :class:`Facts` of ``exc``'s traceback; empty if JAX is not imported or not on it."""
+def _is_jax(frame: types.FrameType) -> bool:
+    name = frame.f_globals.get("__name__", "")
+    return name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib."))
+
+
+def raising_block(frames: list[types.FrameType], program_file: str = "") -> list[types.FrameType]:
+    """The innermost run of JAX frames, innermost first: the JAX call that raised. Library frames below it
+    (numpy, builtins) are skipped; the program's own code below it means JAX did not raise (empty)."""
+    block: list[types.FrameType] = []
+    for frame in reversed(frames):
+        if _is_jax(frame):
+            block.append(frame)
+        elif block:
+            break
+        elif frame.f_globals.get("__name__") == "__main__" or frame.f_code.co_filename == program_file:
+            return []
+    return block
+
+
+def facts_of(exc: BaseException, program_file: str = "") -> Facts:
+    """The :class:`Facts` of ``exc``'s traceback; empty if JAX is not imported or did not raise it."""
     if "jax" not in sys.modules:
         return Facts()
     frames = []
@@ -132,14 +151,14 @@ def facts_of(exc: BaseException) -> Facts:
         tb = tb.tb_next
     primitive, operands, function = "", (), ""
     publics: dict[types.CodeType, str] | None = None
-    for frame in reversed(frames):
+    for frame in raising_block(frames, program_file):
         if not primitive:
             found = _primitive_of(frame)
             if found is not None:
                 primitive = found.name
                 args = frame.f_locals.get("args", ())
                 operands = _describe_all(list(args) if isinstance(args, (tuple, list)) else [])
-        if not function and frame.f_globals.get("__name__", "").startswith("jax"):
+        if not function:
             publics = _public_functions() if publics is None else publics
             function = publics.get(frame.f_code, "")
             if function and not primitive:
@@ -149,9 +168,9 @@ def facts_of(exc: BaseException) -> Facts:
     return Facts(primitive, function, operands)
 
 
-def safe_facts_of(exc: BaseException) -> Facts:
+def safe_facts_of(exc: BaseException, program_file: str = "") -> Facts:
     """:func:`facts_of`, never raising: a fact we cannot read must not hide the failure itself."""
     try:
-        return facts_of(exc)
+        return facts_of(exc, program_file)
     except Exception:  # noqa: BLE001 - odd objects on the traceback (custom __getattr__, broken reprs)
         return Facts()

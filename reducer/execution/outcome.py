@@ -153,7 +153,7 @@ def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> 
     except Exception as err:  # a broken __str__ must not hide the failure
         message = f"<unprintable {type(exc).__name__}: {err!r}>"
     module, function = site_of(traceback_frames(exc), program_file)
-    facts = safe_facts_of(exc)
+    facts = safe_facts_of(exc, program_file)
     return Outcome(
         kind=Kind.EXCEPTION,
         exc_type=public_type_name(type(exc)),

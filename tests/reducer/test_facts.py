@@ -128,3 +128,14 @@ def test_facts_are_computed_in_the_candidates_process(tmp_path: Path):
                                                               ("float32:2", "float32:2"))
     assert Outcome.from_json(result.to_json()) == result
     assert os.environ.get("JAX_TRACEBACK_FILTERING") != "off"  # set only in the candidate's process
+
+
+def test_only_the_innermost_jax_call_counts():
+    """grad inside vmap inside grad: the jax.vjp of the outer grad is further out than the program's own code,
+    so it is not the raising call; the inner grad's closure is no public function: no facts."""
+    def inner(x):
+        return jax.grad(lambda z: jnp.ones(2) * z)(x)
+
+    facts = facts_of(raised(lambda: jax.grad(lambda y: jax.vmap(inner)(y).sum())(jnp.ones(3))))
+    assert facts == Facts()
+    assert facts_of(raised(lambda: jnp.ones(2) + [][0])) == Facts()  # the program raised, not JAX
