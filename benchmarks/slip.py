@@ -32,7 +32,7 @@ CORPUS = HERE / "corpus"
 
 _PATH = re.compile(r"(?:File \"[^\"]+\", line \d+)|(?:(?:[\w.~-]*/)+[\w.-]+\.py(?::\d+)*)")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-_NUMBER = re.compile(r"(?<![A-Za-z_])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?!\w)")  # not inside float32, x64
 _HINTS = re.compile(r"^(?:-{4,}|For simplicity, JAX has removed its internal frames.*|<path> \(<name>\))$")
 _NAME_LISTS = re.compile(r"<name>[^\s,]*(?:,? (?:and )?<name>[^\s,]*)+")
 _PLURALS = ((re.compile(r"\bvalues of the arguments\b"), "value of the argument"),)
