@@ -88,7 +88,11 @@ class Emitter:
                     self.leaks.setdefault(id(value), self.fresh("leaked"))
 
     def _index_statement(self, stmt: Statement, scope: Scope, seen: set[int]) -> None:
-        self._use(scope, (stmt.args, stmt.kwargs, _option_values(stmt)))
+        # One use per argument, as ``call`` writes them: the args tuple taken whole could match a
+        # container parameter (a rule's ``primals``) and hide the leaves the call reads by name.
+        for arg in (*stmt.args, *stmt.kwargs.values()):
+            self._use(scope, arg)
+        self._use(scope, _option_values(stmt))
         for fdef in stmt.children():
             if fdef.id in seen:
                 continue
