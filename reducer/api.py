@@ -20,11 +20,12 @@ import libcst as cst
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import Outcome
 from reducer.execution.pool import PoolExecutor, top_level_imports
-from reducer.files import Program, default_output, read_program, write_atomically
+from reducer.files import Program, check_output, default_output, read_program, write_atomically
 from reducer.judging.checks import (
     INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_timeout,
 )
 from reducer.judging.criterion import Criterion
+from reducer.judging.flaky import Repeated
 from reducer.judging.oracle import Oracle
 from reducer.options import Options
 from reducer.search.engine import PassStats, Progress, Reduction
@@ -49,8 +50,10 @@ class Result:
     tests: int
     cache_hits: int
     seconds: float
+    timeouts: int  # candidates rejected because they timed out: the only thing load can change
     disagreements: int  # accepted programs that a fresh interpreter did not confirm (the goal is 0)
     passes: tuple[PassStats, ...] = ()
+    flaky: str | None = None  # "N/M" when a program counted as failing if N of M runs did
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -94,12 +97,13 @@ def reduce(
     program = read_program(path_or_source)
     if output is None and program.path is not None:
         output = default_output(program.path)
+    check_output(program, output)
     keep = _keeper(output)
     with judged(program, options, workers) as judge:
         keep(program.source)
         reduction, oracle = search(program.source, judge, options, keep, on_progress)
     index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
-                                   judge.fresh)
+                                   judge.fresh, judge.as_user)
     final = reduction.history[index]
     keep(final)
     return Result(
@@ -108,6 +112,7 @@ def reduce(
         tokens_before=count_tokens(program.source), tokens_after=count_tokens(final),
         lines_before=count_lines(program.source), lines_after=count_lines(final),
         tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,
+        timeouts=oracle.stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
     )
 
@@ -120,8 +125,9 @@ class Judge:
     original: Outcome
     executor: Executor  # where candidates run
     timeout: float  # a candidate's timeout there
-    fresh: FreshExecutor  # for the final confirmation
+    fresh: Executor  # for the final confirmation (fresh interpreters)
     fresh_timeout: float
+    as_user: Executor | None  # the confirmation's run as `python result.py` would (None: not comparable)
 
 
 @contextlib.contextmanager
@@ -135,7 +141,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None) -> 
         started = starter.submit(_start_pool, program, options) if owned else None
         try:
             original = check_original(program.source, fresh, criterion, options.timeout or INITIAL_TIMEOUT,
-                                      program.name)
+                                      program.name, options.flaky)
         except BaseException:
             if started is not None:
                 started.result().close()
@@ -155,16 +161,25 @@ def _start_pool(program: Program, options: Options) -> PoolExecutor:
 
 def _judge(program: Program, options: Options, criterion: Criterion, original: Outcome, fresh: FreshExecutor,
            pool: PoolExecutor | None) -> Judge:
-    """Candidates go to the warm workers when they reproduce the original there, else to fresh interpreters."""
+    """Candidates go to the warm workers when they reproduce the original there, else to fresh interpreters;
+    with ``flaky``, every program is run until N of M runs settle its verdict."""
     fresh_timeout = derive_timeout(original, options.timeout)
     executor: Executor = fresh
     timeout = fresh_timeout
     if pool is not None and options.pool:
-        executor = pool.program(program.directory, criterion.check)
-        if options.timeout is None:
-            warm = warm_timeout(executor, program.source, original, criterion, fresh_timeout)
-            executor, timeout = (executor, warm) if warm is not None else (fresh, fresh_timeout)
-    return Judge(criterion, original, executor, timeout, fresh, fresh_timeout)
+        warm_executor = pool.program(program.directory, criterion.check)
+        warm = warm_timeout(warm_executor, program.source, original, criterion, fresh_timeout, options.flaky,
+                            program.name)
+        if warm is not None:
+            executor, timeout = warm_executor, (warm if options.timeout is None else options.timeout)
+    confirming: Executor = fresh
+    # A user's run shows the error as Python prints it, which a predicate or a coin toss cannot be judged by.
+    as_user = None if criterion.check is not None or options.flaky is not None else FreshExecutor(
+        sys_path=program.directory, as_user=True, filename=os.path.basename(program.path or "repro.py"))
+    if options.flaky is not None:
+        executor = Repeated(executor, criterion, original, options.flaky)
+        confirming = Repeated(fresh, criterion, original, options.flaky)
+    return Judge(criterion, original, executor, timeout, confirming, fresh_timeout, as_user)
 
 
 def search(source: str, judge: Judge, options: Options, keep: Callable[[str], None],

@@ -90,7 +90,7 @@ def check_dirs(root: Path, out: Path) -> None:
     """InputError unless ``root`` is a directory whose files the outputs can never overwrite."""
     if not root.is_dir():
         raise InputError(f"{root}: not a directory", "missing")
-    if out == root or root.is_relative_to(out):
+    if out.resolve() == root.resolve() or root.resolve().is_relative_to(out.resolve()):
         raise InputError(f"the output directory {out} must not contain the input directory {root}", "bad-input")
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory", "bad-input")
@@ -185,7 +185,7 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, 
         key=options.signature.key(result.original), output=rel,
         tokens_before=result.tokens_before, tokens_after=result.tokens_after,
         lines_before=result.lines_before, lines_after=result.lines_after,
-        tests=result.tests, seconds=result.seconds, outcome=result.original,
+        tests=result.tests, timeouts=result.timeouts, seconds=result.seconds, outcome=result.original,
     )
 
 

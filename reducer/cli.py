@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from reducer.api import InputError, Result, reduce
-from reducer.files import default_output
+from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
 from reducer.records import Report
@@ -58,6 +58,9 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     if not triage:
         parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
                             help="cap each candidate's address space (pool workers only; default: no cap)")
+    parser.add_argument("--flaky", metavar="N/M", default=None,
+                        help="for programs that fail only sometimes: a program counts as failing the same way when "
+                             "at least N of M runs do (e.g. 2/3); without it, every check run must agree")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     if not triage:
         parser.add_argument("--stats", action="store_true",
@@ -71,7 +74,8 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     return args
 
 
-_FLAGS = {"jobs": "--jobs", "timeout": "--timeout", "memory_mb": "--memory-limit", "match": "--match"}
+_FLAGS = {"jobs": "--jobs", "timeout": "--timeout", "memory_mb": "--memory-limit", "match": "--match",
+          "flaky": "--flaky"}
 
 
 def _with_flag_names(message: str) -> str:
@@ -83,7 +87,7 @@ def _with_flag_names(message: str) -> str:
 def options_from(args: argparse.Namespace) -> Options:
     """The one record of the reduction options the command line chose (ValueError if one is bad)."""
     return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
-                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0))
+                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky)
 
 
 class ProgressLine:
@@ -117,9 +121,13 @@ def summary(result: Result) -> str:
         f"signature: {result.signature}",
         f"tokens:    {shrink(result.tokens_before, result.tokens_after)}",
         f"lines:     {shrink(result.lines_before, result.lines_after)}",
-        f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.seconds:.1f}s",
+        f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.timeouts} rejected by timeout, "
+        f"{result.seconds:.1f}s",
         f"output:    {result.output}",
     ]
+    if result.flaky:
+        lines.append(f"flaky:     a program counted as failing when {result.flaky.replace('/', ' of ')} runs did; "
+                     "the result may not fail on every run")
     if result.disagreements:
         lines.append(f"warning:   {result.disagreements} accepted program(s) did not fail in a fresh interpreter; "
                      "the output is the newest one that does")
@@ -146,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return batch_main(args)
     progress = ProgressLine(sys.stderr, enabled=not args.quiet)
     output = args.output or default_output(args.file)
-    if os.path.abspath(output) == os.path.abspath(args.file):
+    if same_file(output, args.file):
         print(f"jax-reduce: refusing to overwrite the input {args.file}; choose another -o", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:

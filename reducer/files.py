@@ -9,9 +9,10 @@ from pathlib import Path
 import libcst as cst
 
 from reducer.judging.checks import InputError
-from reprokit.files import write_atomically
+from reprokit.files import same_file, write_atomically
 
-__all__ = ["Program", "check_syntax", "default_output", "program_dir", "read_program", "write_atomically"]
+__all__ = ["Program", "check_output", "check_syntax", "default_output", "program_dir", "read_program", "same_file",
+           "write_atomically"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +68,12 @@ def check_syntax(source: str, name: str) -> None:
 
 def default_output(path: str) -> str:
     return path[:-3] + ".reduced.py" if path.endswith(".py") else path + ".reduced.py"
+
+
+def check_output(program: Program, output: str | None) -> None:
+    """InputError when the output would overwrite the input (through any path, symlink or hard link)."""
+    if output is not None and program.path is not None and same_file(output, program.path):
+        raise InputError(f"refusing to overwrite the input {program.path}; choose another output", "bad-input")
 
 
 def program_dir(path: str | None) -> str:

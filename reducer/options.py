@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
+from reducer.judging.flaky import Flaky
 from reducer.judging.signature import Level, Signature
 from reducer.search.passes import default_passes
 from reducer.search.passes.base import Pass
@@ -30,6 +31,7 @@ class Options:
     passes: tuple[Pass, ...] | None = None  # None: the default passes
     pool: bool = True  # warm workers; False: a fresh interpreter per candidate
     memory_mb: int = 0  # a cap on each candidate's address space; 0: none
+    flaky: Flaky | None = None  # accept a program when N of M runs fail the same way; None: every run must
 
     def __post_init__(self) -> None:
         if self.jobs < 1:
@@ -59,6 +61,8 @@ class Options:
             settings["jobs"] = default_jobs()
         if "signature" in settings or "match" in settings:
             settings["signature"] = as_signature(settings.get("signature", base.signature), settings.pop("match", None))
+        if isinstance(settings.get("flaky"), str):
+            settings["flaky"] = Flaky.parse(settings["flaky"])
         if settings.get("passes") is not None:
             settings["passes"] = tuple(settings["passes"])
         return dataclasses.replace(base, **settings)
@@ -79,6 +83,7 @@ class Options:
             "interesting": predicate_name(self.interesting) if self.interesting else None,
             "passes": [p.name for p in self.passes] if self.passes is not None else "default",
             "memory_mb": self.memory_mb,
+            "flaky": str(self.flaky) if self.flaky else None,
         }
 
 

@@ -52,6 +52,7 @@ class FileRecord:
     lines_before: int = 0
     lines_after: int = 0
     tests: int = 0
+    timeouts: int = 0  # candidates rejected because they timed out
     seconds: float = 0.0
     outcome: Outcome | None = None  # the original's outcome
 

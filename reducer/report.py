@@ -94,13 +94,13 @@ def render_markdown(report: Report) -> str:
                       f"({sizes(bucket.tokens_before, bucket.tokens_after)} tokens)", "", md_code(bucket.source)]
     else:
         lines.append("No file failed reproducibly.")
-    lines += ["", "## Files", "", "| file | status | tokens | lines | tests | seconds | signature or reason |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["", "## Files", "", "| file | status | tokens | lines | tests | rejected by timeout | seconds | signature or reason |",
+              "|---|---|---|---|---|---|---|---|"]
     for record in report.files:
         tokens, file_lines = file_sizes(record)
         lines.append(
             f"| {md_cell(record.path)} | {record.status.value} | {tokens} | {file_lines} | {record.tests} | "
-            f"{record.seconds:.1f} | {md_cell(file_note(record))} |"
+            f"{record.timeouts} | {record.seconds:.1f} | {md_cell(file_note(record))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -148,7 +148,8 @@ def html_file_row(record: FileRecord) -> str:
         f"<tr><td><code>{esc(record.path)}</code></td>"
         f'<td class="status status-{esc(status)}">{esc(status)}</td>'
         f'<td class="num">{esc(tokens)}</td><td class="num">{esc(lines)}</td>'
-        f'<td class="num">{record.tests}</td><td class="num">{record.seconds:.1f}</td>'
+        f'<td class="num">{record.tests}</td><td class="num">{record.timeouts}</td>'
+        f'<td class="num">{record.seconds:.1f}</td>'
         f'<td class="note">{esc(file_note(record))}</td></tr>'
     )
 
@@ -175,6 +176,6 @@ def render_html(report: Report) -> str:
            f"<th>tokens</th></tr></thead><tbody>{rows}</tbody></table>{buckets}"
            if report.buckets else "<p>No file failed reproducibly.</p>")
         + "<h2>Files</h2><table id=\"files\"><thead><tr><th>file</th><th>status</th><th>tokens</th><th>lines</th>"
-        f"<th>tests</th><th>seconds</th><th>signature or reason</th></tr></thead><tbody>{files}</tbody></table>"
+        f"<th>tests</th><th>rejected by timeout</th><th>seconds</th><th>signature or reason</th></tr></thead><tbody>{files}</tbody></table>"
         "</body></html>\n"
     )

@@ -19,8 +19,9 @@ from reducer.batch import (
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.pool import PoolExecutor
 from reducer.files import read_program
-from reducer.judging.checks import INITIAL_TIMEOUT, InputError, check_original
+from reducer.judging.checks import CHECK_RUNS, INITIAL_TIMEOUT, InputError, check_original
 from reducer.judging.criterion import Criterion
+from reducer.judging.flaky import Flaky
 from reducer.judging.signature import Signature
 from reducer.options import Options
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
@@ -43,8 +44,9 @@ def resolve(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) ->
 
 
 def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signature: Signature,
-                timeout: float) -> FileRecord:
-    """Run one repro twice; a ``failing`` record with its signature, or the reason it is left out."""
+                timeout: float, flaky: Flaky | None = None) -> FileRecord:
+    """Run one repro until its runs agree (twice, or per ``flaky``); a ``failing`` record with its signature,
+    or the reason it is left out."""
     started = time.perf_counter()
     path = root / rel
     data = read_bytes(path)
@@ -53,7 +55,7 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signa
     try:
         program = read_program(path)
         original = check_original(program.source, executor(program.directory), Criterion(signature), timeout,
-                                  str(path))
+                                  str(path), flaky)
     except InputError as err:
         return bad_record(rel, file_hash(data), status_of(err), str(err), time.perf_counter() - started)
     source = program.source
@@ -61,7 +63,7 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signa
     return FileRecord(
         path=rel, sha256=file_hash(data), status=Status.FAILING, signature=signature.describe(original),
         key=signature.key(original), tokens_before=tokens, tokens_after=tokens, lines_before=lines,
-        lines_after=lines, tests=2, seconds=time.perf_counter() - started, outcome=original,
+        lines_after=lines, tests=flaky.runs if flaky else CHECK_RUNS, seconds=time.perf_counter() - started, outcome=original,
     )
 
 
@@ -78,7 +80,7 @@ def triage_dir(
     """Triage a directory's repros (or a list of files); with ``out``, also write the reports there.
 
     ``options`` and ``settings`` are those of :func:`reducer.reduce` (``jobs``, ``timeout``, ``signature``,
-    ``match``, ``pool``). Each file runs twice (on the warm pool unless ``pool=False``; ``workers`` shares a
+    ``match``, ``pool``, ``flaky``). Each file runs twice (on the warm pool unless ``pool=False``; ``workers`` shares a
     running one), ``jobs`` files at a time; the representative of a bucket is its smallest original.
     ``on_done`` is called as each file finishes.
     """
@@ -99,7 +101,8 @@ def triage_dir(
     records: dict[str, FileRecord] = {}
     try:
         with cf.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="triage") as threads:
-            futures = {threads.submit(triage_file, root, rel, executor, signature, timeout or INITIAL_TIMEOUT): rel
+            futures = {threads.submit(triage_file, root, rel, executor, signature, timeout or INITIAL_TIMEOUT,
+                                     options.flaky): rel
                        for rel in files}
             for future in cf.as_completed(futures):
                 record = future.result()

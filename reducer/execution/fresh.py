@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from reducer.execution.outcome import Kind, Outcome
-from reducer.execution.runner import candidate_env as runner_env, read_report
+from reducer.execution.runner import TRACKER_ENV, candidate_env as runner_env, read_report
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
@@ -28,6 +28,8 @@ _BOOTSTRAP = (
     "import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
     "sys.path.pop(0); runner.main()"
 )
+_AS_USER = _BOOTSTRAP.replace("runner.main()", "runner.main_as_user()")
+SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 
 
 class Cancelled(Exception):
@@ -57,6 +59,23 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+def copy_folder_files(folder: str, scratch: Path) -> None:
+    """Copy the regular files directly in ``folder`` (data a program opens by a relative path) into
+    ``scratch``; subfolders stay reachable through ``sys.path``, large files are left out."""
+    if not folder:
+        return
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=True) and entry.stat().st_size <= SCRATCH_FILE_LIMIT:
+                shutil.copyfile(entry.path, scratch / entry.name)
+        except OSError:
+            continue  # unreadable or vanished: the user run will say if the program needed it
+
+
 def read_tail(path: Path, limit: int = STDERR_TAIL_CHARS) -> str:
     try:
         with open(path, "rb") as f:
@@ -79,6 +98,10 @@ class FreshExecutor:
     sys_path: str = ""
     python: str = sys.executable
     check: bytes | None = None
+    # As the user would run it (the final confirmation): ``python NAME`` in a scratch copy of the program's
+    # folder, the user's environment, the normal interpreter exit; ``filename`` is the program's own name.
+    as_user: bool = False
+    filename: str = ""
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
@@ -88,12 +111,19 @@ class FreshExecutor:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:
-        program, result, stderr = workdir / CANDIDATE_FILENAME, workdir / ".report.json", workdir / ".stderr"
+        name = self.filename or CANDIDATE_FILENAME
+        program, result, stderr = workdir / name, workdir / ".report.json", workdir / ".stderr"
+        if self.as_user:
+            copy_folder_files(self.sys_path, workdir)
+            # The user's own environment (JAX's traceback filtering, JAX_* flags), without the tracker's switch.
+            env = {k: v for k, v in os.environ.items() if k not in TRACKER_ENV}
+            argv = [self.python, "-c", _AS_USER, PACKAGE_ROOT, name, str(result), self.sys_path]
+        else:
+            # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
+            env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
+            argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
         program.write_text(source)
-        # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
-        env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
-        argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
-        if self.check is not None:
+        if self.check is not None and not self.as_user:
             (workdir / ".predicate").write_bytes(self.check)
             argv.append(str(workdir / ".predicate"))
         start = time.perf_counter()
@@ -119,15 +149,20 @@ class FreshExecutor:
                     raise
         seconds = time.perf_counter() - start
         kill_group(proc)  # reap anything the candidate left running in its session
-        return finished_outcome(proc.returncode, read_report(str(result)), read_tail(stderr), seconds)
+        return finished_outcome(proc.returncode, read_report(str(result)), read_tail(stderr), seconds,
+                                exits_with_error=self.as_user)
 
     def close(self) -> None:
         pass
 
 
-def finished_outcome(returncode: int, reported: Outcome | None, stderr_tail: str, seconds: float) -> Outcome:
-    """The outcome of a process that ended: what it reported, or a crash if it reported nothing."""
-    if reported is not None and returncode == 0:
+def finished_outcome(returncode: int, reported: Outcome | None, stderr_tail: str, seconds: float,
+                     exits_with_error: bool = False) -> Outcome:
+    """The outcome of a process that ended: what it reported, or a crash if it reported nothing.
+
+    A candidate runner exits 0 after reporting; a program run as the user would (``exits_with_error``)
+    exits with Python's own status for its exception, but must still end by exiting, not by a signal."""
+    if reported is not None and (returncode == 0 or (exits_with_error and returncode > 0)):
         return dataclasses.replace(reported, seconds=seconds)
     if returncode < 0:
         return Outcome(kind=Kind.CRASH, signal=-returncode, seconds=seconds, stderr_tail=stderr_tail)

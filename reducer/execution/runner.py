@@ -7,10 +7,13 @@ change what it sees.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
 import types
+from collections.abc import Callable
+from typing import Any
 
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
@@ -18,11 +21,11 @@ from reducer.execution.protocol import ProtocolError, Report, decode, encode
 # Candidates run with JAX's traceback filtering off, so the raising site inside jax is visible.
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
 # The tracker's switch: a candidate must not start tracking (and saving repros) itself.
-_TRACKER_ENV = ("JAX_REPRO_DIR", "JAX_REPRO_FLAGS")
+TRACKER_ENV = ("JAX_REPRO_DIR", "JAX_REPRO_FLAGS")
 
 
 def candidate_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _TRACKER_ENV}
+    env = {k: v for k, v in os.environ.items() if k not in TRACKER_ENV}
     env.update(CANDIDATE_ENV)
     return env
 
@@ -49,9 +52,42 @@ def run_source(source: str, filename: str) -> Outcome:
 
 
 def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
-    """Run ``source``; with a shipped predicate (:mod:`reducer.judging.criterion`), add its verdict afterwards."""
+    """Run ``source`` and wait for the device work it left running (a program has not ended the same way
+    until it would exit); with a shipped predicate (:mod:`reducer.judging.criterion`), add its verdict."""
+    start = time.perf_counter()
     outcome = run_source(source, filename)
+    settle_device_work()
+    outcome = dataclasses.replace(outcome, seconds=time.perf_counter() - start)
     return outcome if check is None else with_verdict(check, outcome, source)
+
+
+_probe: Callable[[Any], Any] | None = None
+
+
+def settle_device_work() -> None:
+    """Block until every computation the program dispatched has finished.
+
+    JAX dispatches asynchronously: a program can raise (say, while transposing a gradient) with its forward
+    ``while_loop`` still running on XLA's compute thread, and then it never exits. XLA work cannot be
+    cancelled and ``jax.effects_barrier()`` does not wait for pure computations, and the loop's output is
+    often no longer referenced, so waiting on ``jax.live_arrays()`` is not enough: a tiny computation on each
+    device queues behind the running one and becomes ready only when that one ends. If it never does, the
+    caller's timeout ends the run, so the candidate counts as hanging (and a warm runner is retired).
+    Programs that never started a JAX backend pay nothing.
+    """
+    bridge, jax = sys.modules.get("jax._src.xla_bridge"), sys.modules.get("jax")
+    if bridge is None or jax is None or not getattr(bridge, "_backends", None):
+        return
+    global _probe
+    try:
+        if _probe is None:
+            _probe = jax.jit(lambda x: x + 1)
+        for device in jax.local_devices():
+            _probe(jax.device_put(0, device)).block_until_ready()
+        for array in jax.live_arrays():
+            array.block_until_ready()
+    except Exception:  # noqa: BLE001 - a program that broke JAX's state has no work we can wait for
+        pass
 
 
 def _flush_std_streams() -> None:
@@ -85,6 +121,35 @@ def main(argv: list[str] | None = None) -> None:
     write_report(outcome, result)
     # Skip interpreter teardown (atexit hooks of jax, thread joins): the outcome is already recorded.
     os._exit(0)
+
+
+def main_as_user(argv: list[str] | None = None) -> None:
+    """Entry point of the final confirmation: ``runner PROGRAM REPORT [EXTRA_SYS_PATH]``.
+
+    Runs the program as ``python PROGRAM`` would (the user's environment, JAX's default traceback filtering,
+    then the interpreter's normal exit with its atexit hooks and thread joins), recording how it ended
+    before Python prints the traceback. The caller's timeout decides whether it also exited promptly.
+    """
+    import runpy
+
+    args = sys.argv[1:] if argv is None else argv
+    program, result = args[0], args[1]
+    if len(args) > 2 and args[2]:
+        sys.path.insert(1, args[2])  # after the script's own directory, as for `python prog.py`
+    sys.argv = [program]
+    start = time.perf_counter()
+    try:
+        runpy.run_path(program, run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            write_report(exception_outcome(exc, program, time.perf_counter() - start), result)
+        else:
+            write_report(Outcome(kind=Kind.SUCCESS, seconds=time.perf_counter() - start), result)
+        raise
+    except BaseException as exc:  # noqa: BLE001 - recorded, then printed by Python as the user would see it
+        write_report(exception_outcome(exc, program, time.perf_counter() - start), result)
+        raise
+    write_report(Outcome(kind=Kind.SUCCESS, seconds=time.perf_counter() - start), result)
 
 
 def read_report(path: str) -> Outcome | None:

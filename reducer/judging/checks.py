@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from reducer.execution.fresh import Executor
 from reducer.execution.outcome import Kind, Outcome
 from reducer.judging.criterion import Criterion
-from reducer.judging.signature import Signature
+from reducer.judging.flaky import Flaky, describe_tally, tally
+from reducer.judging.signature import Signature, template
 
 MIN_TIMEOUT = 10.0
 TIMEOUT_FACTOR = 10.0
 MIN_POOL_TIMEOUT = 2.0  # on warm workers a candidate pays no interpreter start or `import jax`
 INITIAL_TIMEOUT = 600.0  # for the first runs of the original, when the user gave no --timeout
+CHECK_RUNS = 2  # runs of the original in fresh interpreters, and again on warm workers, that must agree
 
 
 class InputError(Exception):
@@ -38,9 +40,11 @@ def run_once(executor: Executor, source: str, timeout: float) -> Outcome:
 
 
 def check_original(
-    source: str, executor: Executor, criterion: Signature | Criterion, timeout: float, name: str = "the program"
+    source: str, executor: Executor, criterion: Signature | Criterion, timeout: float, name: str = "the program",
+    flaky: Flaky | None = None,
 ) -> Outcome:
-    """Run the original twice; its outcome if it is interesting the same way both times, else InputError.
+    """Run the original several times; its outcome if it is interesting the same way in every run (with
+    ``flaky``, in at least N of M runs), else InputError that shows each distinct outcome with its count.
 
     With a signature, interesting means failing; with a predicate (``executor`` must carry it), the
     predicate's verdict.
@@ -48,15 +52,32 @@ def check_original(
     if isinstance(criterion, Signature):
         criterion = Criterion(criterion)
     first = run_once(executor, source, timeout)
-    check_first_run(first, criterion, timeout, name)
-    second = run_once(executor, source, timeout)
-    if not criterion.same(first, second):
-        how = "failed differently" if criterion.check is None else f"was judged differently by {criterion.name}"
-        raise InputError(
-            f"{name} is flaky: it {how} on two runs:\n  1: {first.describe()}\n  2: {second.describe()}", "flaky"
-        )
-    slower = max(first.seconds, second.seconds)
-    return dataclasses.replace(first, seconds=slower)
+    if flaky is None:
+        check_first_run(first, criterion, timeout, name)
+    runs = [first] + [run_once(executor, source, timeout) for _ in range((flaky.runs if flaky else CHECK_RUNS) - 1)]
+    return agreed(runs, criterion, name, flaky, "fresh interpreters")
+
+
+def agreed(runs: Sequence[Outcome], criterion: Criterion, name: str, flaky: Flaky | None, where: str) -> Outcome:
+    """The outcome the runs agree on (with its slowest time), or InputError saying how they disagree."""
+    tallied = tally(runs, criterion)
+    if flaky is None:
+        if len(tallied) > 1:
+            raise InputError(f"{name} is flaky: {len(runs)} runs in {where} ended {len(tallied)} different ways:\n"
+                             f"{describe_tally(tallied)}\nto reduce it anyway, pass --flaky N/M (a program then "
+                             "counts when at least N of M runs fail the same way)", "flaky")
+        return dataclasses.replace(runs[0], seconds=max(r.seconds for r in runs))
+    for outcome, count in tallied:
+        if count >= flaky.needed and _interesting_alone(outcome, criterion):
+            return dataclasses.replace(outcome, seconds=max(r.seconds for r in runs))
+    raise InputError(f"{name} does not fail the same way in {flaky.needed} of {flaky.runs} runs in {where} "
+                     f"(--flaky {flaky}):\n{describe_tally(tallied)}", "flaky")
+
+
+def _interesting_alone(outcome: Outcome, criterion: Criterion) -> bool:
+    if criterion.check is not None:
+        return outcome.verdict is True
+    return outcome.failed and criterion.signature.matches(outcome)
 
 
 def check_first_run(first: Outcome, criterion: Criterion, timeout: float, name: str) -> None:
@@ -84,27 +105,37 @@ def derive_timeout(original: Outcome, timeout: float | None) -> float:
 
 
 def warm_timeout(executor: Executor, source: str, original: Outcome, criterion: Signature | Criterion,
-                 timeout: float) -> float | None:
+                 timeout: float, flaky: Flaky | None = None, name: str = "the program") -> float | None:
     """The candidate timeout on warm workers: 10x the original's run there (at least 2 s, at most ``timeout``),
     or None if the workers do not reproduce the original's outcome (then candidates use fresh interpreters).
+    InputError if the warm runs disagree among themselves (and ``flaky`` does not allow it).
 
     A fresh interpreter's run of the original includes Python's start and `import jax`, so a timeout derived
     from it lets every hanging candidate (a loop whose exit a reduction removed) cost 10 s or more."""
-    warm = run_once(executor, source, timeout)
-    if not criterion.same(original, warm):
+    if isinstance(criterion, Signature):
+        criterion = Criterion(criterion)
+    runs = [run_once(executor, source, timeout) for _ in range(flaky.runs if flaky else CHECK_RUNS)]
+    same = [r for r in runs if criterion.same(original, r)]
+    if flaky is None and 0 < len(same) < len(runs):
+        agreed(runs, criterion, name, None, "warm workers")  # raises: the runs disagree
+    if len(same) < (flaky.needed if flaky else len(runs)):
         return None
-    return min(timeout, max(MIN_POOL_TIMEOUT, TIMEOUT_FACTOR * warm.seconds))
+    return min(timeout, max(MIN_POOL_TIMEOUT, TIMEOUT_FACTOR * max(r.seconds for r in same)))
 
 
 def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,
-            executor: Executor) -> tuple[int, int]:
+            executor: Executor, as_user: Executor | None = None) -> tuple[int, int]:
     """Index of the newest accepted program a fresh interpreter confirms, and how many runs disagreed.
 
+    With ``as_user`` (an executor that runs a program as ``python result.py`` would), a program is confirmed
+    only if that run also ends the same way: the same error, and the process exits within the timeout.
     Bisects the history (the original, at index 0, is known to fail), assuming a program that fails
     like the original was reached only through programs that do too.
     """
     def ok(index: int) -> bool:
-        return signature.same(original, run_once(executor, history[index], timeout))
+        if not signature.same(original, run_once(executor, history[index], timeout)):
+            return False
+        return as_user is None or ends_alike(original, run_once(as_user, history[index], timeout))
 
     last = len(history) - 1
     if last == 0 or ok(last):
@@ -119,3 +150,13 @@ def confirm(history: Sequence[str], signature: Signature | Criterion, original: 
             bad = middle
             disagreements += 1
     return good, disagreements
+
+
+def ends_alike(original: Outcome, seen: Outcome) -> bool:
+    """Whether a run as the user would do it ends like the original: the same exception type and message
+    template (the raising site is not compared: JAX's default traceback filtering hides it), or the same
+    crash; a run that had to be stopped (it did not exit) never does."""
+    if original.kind is Kind.EXCEPTION:
+        return (seen.kind is Kind.EXCEPTION and seen.exc_type == original.exc_type
+                and template(seen.message) == template(original.message))
+    return seen.kind is original.kind and Signature().key(seen) == Signature().key(original)

@@ -31,6 +31,11 @@ class OracleStats:
     cancelled: int = 0  # speculative runs stopped early
     timeouts: int = 0
     seconds_running: float = 0.0
+    # Counted in decision order over distinct sources, so they are the same for every ``jobs`` value and
+    # equal to what one job runs: what the search learns from must not depend on which speculative runs
+    # happened to finish.
+    decided: int = 0  # distinct candidates whose outcome was needed for an answer
+    decided_timeouts: int = 0  # of those, rejected because they timed out
 
 
 class Oracle:
@@ -45,6 +50,7 @@ class Oracle:
         self.jobs = max(1, jobs)
         self.stats = OracleStats()
         self._cache: dict[str, Outcome] = {}
+        self._decided: set[str] = set()  # hashes of the sources counted in ``stats.decided``
         self._lock = threading.Lock()
         self._threads = cf.ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="oracle")
 
@@ -70,6 +76,7 @@ class Oracle:
         exhausted = False
         decided = 0  # every index below this one is known not to be interesting
         known: dict[int, Outcome | None] = {}
+        given: dict[int, str] = {}  # the source of every candidate that was not rejected before running
         try:
             while True:
                 # Fill free slots with the next candidates, answering cached ones at once.
@@ -82,6 +89,7 @@ class Oracle:
                     if source is None:
                         known[index] = None
                         continue
+                    given[index] = source
                     cached = self._cache.get(source_hash(source))
                     if cached is not None:
                         self.stats.cache_hits += 1
@@ -95,8 +103,10 @@ class Oracle:
                 # Decide in order as far as the known results allow.
                 while decided in known:
                     outcome = known.pop(decided)
-                    if outcome is not None and self.interesting(outcome):
-                        return decided
+                    if outcome is not None:
+                        self._count_decided(given.pop(decided), outcome)
+                        if self.interesting(outcome):
+                            return decided
                     decided += 1
                 if exhausted and not pending and not known:
                     return None
@@ -116,6 +126,15 @@ class Oracle:
                     future.result()
                 except (Cancelled, cf.CancelledError):
                     self.stats.cancelled += 1
+
+    def _count_decided(self, source: str, outcome: Outcome) -> None:
+        digest = source_hash(source)
+        if digest in self._decided:
+            return
+        self._decided.add(digest)
+        self.stats.decided += 1
+        if outcome.kind is Kind.TIMEOUT:
+            self.stats.decided_timeouts += 1
 
     def _run(self, source: str, cancel: threading.Event) -> Outcome:
         if cancel.is_set():

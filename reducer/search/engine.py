@@ -23,7 +23,7 @@ from reducer.search.size import Size
 class PassStats:
     name: str
     runs: int = 0  # times the pass was given the program
-    tests: int = 0  # programs run on its behalf
+    tests: int = 0  # distinct candidates decided on its behalf (the same for every --jobs)
     successes: int = 0  # candidates accepted
     tokens_removed: int = 0
     seconds: float = 0.0
@@ -52,8 +52,8 @@ class _PassTester:
         self.pass_ = pass_
         self.module = module
         self.edits = edits
-        self.tests_before = reduction.oracle.stats.tests
-        self.timeouts_before = reduction.oracle.stats.timeouts
+        self.decided_before = reduction.oracle.stats.decided
+        self.timeouts_before = reduction.oracle.stats.decided_timeouts
 
     def build(self, subset: EditSet) -> tuple[cst.Module, str] | None:
         try:
@@ -78,7 +78,7 @@ class _PassTester:
 
         stats = self.reduction.oracle.stats
         index = self.reduction.oracle.first_interesting(sources())
-        tests, timeouts = stats.tests - self.tests_before, stats.timeouts - self.timeouts_before
+        tests, timeouts = stats.decided - self.decided_before, stats.decided_timeouts - self.timeouts_before
         if index is None and tests >= TIMEOUTS_BEFORE_SKIP and timeouts == tests:
             raise _OnlyTimeouts()
         if index is not None:
@@ -128,7 +128,7 @@ class Reduction:
         self._current_pass = pass_.name
         self._report()
         stats = self.stats[pass_.name]
-        start, tests_before, size_before = time.perf_counter(), self.oracle.stats.tests, self.best_size
+        start, decided_before, size_before = time.perf_counter(), self.oracle.stats.decided, self.best_size
         module = self.module
         edits = pass_.edits(module)
         stats.runs += 1
@@ -137,7 +137,7 @@ class Reduction:
                 reduce_edits(len(edits), _PassTester(self, pass_, module, edits))
             except _OnlyTimeouts:
                 stats.skipped += 1
-        stats.tests += self.oracle.stats.tests - tests_before
+        stats.tests += self.oracle.stats.decided - decided_before
         stats.seconds += time.perf_counter() - start
         return self.best_size < size_before
 
@@ -149,7 +149,7 @@ class Reduction:
         """Run the passes until none of them can shrink the program any more.
 
         The first round runs them in the given order; later rounds by measured payoff (tokens removed per
-        test so far). A pass that failed on a program is not run on that same program again: passes are
+        decided test so far: counts, never seconds, so the order does not depend on --jobs or load). A pass that failed on a program is not run on that same program again: passes are
         deterministic, so it would fail again.
         """
         failed_on: dict[str, str] = {}

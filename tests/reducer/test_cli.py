@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from reducer.api import InputError, reduce
 from reducer.cli import EXIT_BAD_INPUT, main
 
 SMALL_FAILURE = textwrap.dedent(
@@ -81,10 +82,31 @@ def test_match_that_does_not_match(tmp_path, capsys):
     assert "does not match" in capsys.readouterr().err
 
 
-def test_refuses_to_overwrite_the_input(tmp_path, capsys):
+@pytest.mark.parametrize("alias", ["same", "symlink", "hardlink", "dotted"])
+def test_refuses_to_overwrite_the_input(tmp_path, capsys, alias):
     prog = tmp_path / "prog.py"
     prog.write_text(SMALL_FAILURE)
-    assert main([str(prog), "-o", str(prog)]) == EXIT_BAD_INPUT
+    output = {"same": prog, "symlink": tmp_path / "link.py", "hardlink": tmp_path / "hard.py",
+              "dotted": tmp_path / "." / "prog.py"}[alias]
+    if alias == "symlink":
+        output.symlink_to(prog)
+    elif alias == "hardlink":
+        os.link(prog, output)
+    assert main([str(prog), "-o", str(output), "--no-pool"]) == EXIT_BAD_INPUT
+    assert "refusing to overwrite the input" in capsys.readouterr().err
+    assert prog.read_text() == SMALL_FAILURE
+
+
+@pytest.mark.parametrize("through", ["path", "hardlink"])
+def test_library_refuses_to_overwrite_the_input(tmp_path, through):
+    prog = tmp_path / "prog.py"
+    prog.write_text(SMALL_FAILURE)
+    output = prog
+    if through == "hardlink":
+        output = tmp_path / "hard.py"
+        os.link(prog, output)
+    with pytest.raises(InputError, match="refusing to overwrite the input"):
+        reduce(str(prog), output=str(output), pool=False)
     assert prog.read_text() == SMALL_FAILURE
 
 

@@ -47,3 +47,20 @@ def test_reduces_a_realistic_program(path, passes, fraction, tmp_path):
     # The result, run on its own in a fresh interpreter, fails exactly like the original.
     outcome = FreshExecutor().run(result.source, 120, threading.Event())
     assert Signature().same(result.original, outcome), (outcome.describe(), result.original.describe())
+
+
+# Two programs reduced with one job and with two must give the same bytes: speculation, timing and the
+# order in which runs finish may change how long it takes, never what comes out.
+DETERMINISM = [PROGRAMS[0], DATA.parent.parent / "examples" / "train_mlp.py"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("path", DETERMINISM, ids=[p.stem for p in DETERMINISM])
+def test_result_bytes_do_not_depend_on_jobs(path, tmp_path):
+    program = tmp_path / path.name
+    shutil.copy(path, program)
+    one = reduce(program, output=str(tmp_path / "one.py"), jobs=1)
+    two = reduce(program, output=str(tmp_path / "two.py"), jobs=2)
+    assert (tmp_path / "one.py").read_bytes() == (tmp_path / "two.py").read_bytes()
+    assert [(p.name, p.tests, p.successes, p.tokens_removed) for p in one.passes] == \
+        [(p.name, p.tests, p.successes, p.tokens_removed) for p in two.passes]

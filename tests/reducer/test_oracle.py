@@ -67,6 +67,32 @@ def test_first_interesting_is_first_in_order_whatever_the_timing(jobs, seed):
     o.close()
 
 
+@pytest.mark.parametrize("jobs", [2, 4, 8])
+@pytest.mark.parametrize("seed", range(3))
+def test_decided_counts_equal_what_one_job_runs(jobs, seed):
+    # Speculative runs at jobs > 1 fill the cache with programs one job never runs; the counts the search
+    # learns from must not see them, or pass ordering (and so the result) would depend on --jobs.
+    rng = random.Random(seed)
+    rounds = [[f"{'bug' if rng.random() < 0.15 else 'ok'} {rng.randrange(40)}" for _ in range(12)]
+              for _ in range(8)]
+
+    def decided(j: int) -> list[int]:
+        o, _ = oracle(j, seed)
+        counts = []
+        for sources in rounds:
+            o.first_interesting(sources)
+            counts.append(o.stats.decided)
+        o.close()
+        return counts
+
+    one = decided(1)
+    o1, executor = oracle(1, seed)
+    for sources in rounds:
+        o1.first_interesting(sources)
+    assert one[-1] == len(executor.runs) == o1.stats.tests  # with one job, decided is what ran
+    assert decided(jobs) == one
+
+
 def test_none_entries_are_skipped_without_running():
     o, executor = oracle(2)
     assert o.first_interesting([None, "ok", None, "bug"]) == 3

@@ -178,6 +178,40 @@ def test_hang_times_out_and_kills_what_it_started(pool):
     assert run(pool, BROADCAST).exc_type == "TypeError"
 
 
+# Raises at once, but its forward while_loop keeps running on XLA's compute thread: run as a user would,
+# the error is printed and the process never exits. Ending the same way includes exiting.
+RAISES_THEN_HANGS = """
+import jax, jax.numpy as jnp
+from jax import lax
+
+def loss(x):
+    return jnp.sum(lax.while_loop(lambda c: 1.0 > 0.0, lambda c: c * 1.0001, x))
+
+jax.value_and_grad(loss)(jnp.ones(1000))
+"""
+
+
+def test_a_candidate_whose_device_work_never_ends_counts_as_hanging():
+    pool = PoolExecutor(1)
+    try:
+        assert run(pool, BROADCAST).exc_type == "TypeError"
+        start = time.perf_counter()
+        assert run(pool, RAISES_THEN_HANGS, timeout=3.0).kind is Kind.TIMEOUT
+        assert time.perf_counter() - start < 15
+        assert run(pool, BROADCAST).exc_type == "TypeError"  # on a new runner: the busy one is gone
+        assert pool.stats.runners == 2
+    finally:
+        pool.close()
+
+
+def test_a_fresh_interpreter_must_exit_too(fresh):
+    assert run(fresh, RAISES_THEN_HANGS, timeout=8.0).kind is Kind.TIMEOUT
+    finite = RAISES_THEN_HANGS.replace("1.0 > 0.0", "jnp.sum(c) < 2000.0")
+    outcome = run(fresh, finite, timeout=60.0)  # the loop ends: the gradient error is the outcome
+    assert (outcome.kind, outcome.exc_type) == (Kind.EXCEPTION, "ValueError")
+    assert "Reverse-mode differentiation does not work for lax.while_loop" in outcome.message
+
+
 def test_candidate_that_kills_its_worker(pool):
     outcome = run(pool, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)\n")
     assert outcome.kind is Kind.CRASH
