@@ -21,11 +21,20 @@ def check_scopes(module: cst.Module) -> list[str]:
     problems = []
     for scope in scopes:
         for access in scope.accesses:
-            if not access.referents:
+            if not access.referents and not _interpreter_global(access):
                 problems.append(_message(access, positions, "is not bound"))
             elif _module_path(access) and not any(isinstance(r, ImportAssignment) for r in access.referents):
                 problems.append(_message(access, positions, "is used as a module but not imported"))
     return sorted(set(problems), key=lambda m: (int(m.split(":")[0].split()[1]), m))
+
+
+# Names every module has without binding them (``__file__`` locates a repro's saved arrays).
+_MODULE_GLOBALS = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__",
+                             "__builtins__"})
+
+
+def _interpreter_global(access: Access) -> bool:
+    return isinstance(access.node, cst.Name) and access.node.value in _MODULE_GLOBALS
 
 
 def _module_path(access: Access) -> bool:

@@ -58,6 +58,6 @@ def model_3(args_1, x_2):
     return lax.scan(step_5, x_2, jnp.ones(3))
 
 
-print(jax.jit(model_3)({'w': 2.0}, 1.0), leaked_1, isinstance(leaked_1, float))
+print(jax.jit(model_3)({'w': 2.0}, 1.0), leaked_1, isinstance(leaked_1, float), __file__)
 '''
     assert check_scopes(cst.parse_module(source)) == []
