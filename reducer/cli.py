@@ -52,7 +52,13 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                         help="seconds per candidate (default: 10x the original's run where candidates run: at least 2 on "
                              "the warm pool, 10 in fresh interpreters)")
     parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
-                        help="how closely a candidate's failure must match the original's (default: template)")
+                        help="how closely a candidate's failure must match the original's. type: the exception class "
+                             "(crashes: the signal or exit code). template (default): the class, the raising site, "
+                             "every line of the message with numbers, shapes, paths and the program's own names "
+                             "abstracted, the JAX function and primitive that raised, and its operands' dtype kinds "
+                             "(bool/int/uint/float/complex/key), weak types and ranks (crashes: also the XLA CHECK location "
+                             "or fatal message). exact: as template, with the message word for word and exact "
+                             "operand dtypes and ranks")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
     parser.add_argument("--no-pool", dest="pool", action="store_false",
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
