@@ -19,7 +19,7 @@ from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
 from reducer.records import Report
-from reducer.search.engine import PassStats, Progress
+from reducer.search.engine import MIXED, PassStats, Progress
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -149,14 +149,27 @@ def summary(result: Result) -> str:
 
 
 def pass_table(passes: Iterable[PassStats]) -> str:
-    """Per-pass statistics, most productive first (what ``--stats`` prints)."""
-    header = ("pass", "runs", "tests", "successes", "tokens removed", "seconds")
-    rows = [(p.name, str(p.runs), str(p.tests), str(p.successes), str(p.tokens_removed), f"{p.seconds:.1f}")
-            for p in sorted(passes, key=lambda p: -p.tokens_removed)]
+    """Per-pass statistics, most productive first (what ``--stats`` prints); under a pass made of sub-passes,
+    a row per sub-pass that offered edits (and one for candidates that mixed them), most productive first. ``payoff`` is tokens
+    removed per test, the measure that orders passes after the first round."""
+    header = ("pass", "runs", "edits", "tests", "successes", "tokens removed", "payoff", "seconds")
+    rows = []
+    for p in sorted(passes, key=lambda p: -p.tokens_removed):
+        rows.append((p.name, str(p.runs), str(p.edits), str(p.tests), str(p.successes), str(p.tokens_removed),
+                     _payoff(p.tokens_removed, p.tests), f"{p.seconds:.1f}"))
+        for sub in sorted(p.subpasses, key=lambda s: (s.name == MIXED, -s.tokens_removed)):
+            if not (sub.edits or sub.tests):
+                continue  # it never had anything to offer on this program
+            rows.append((f"  {sub.name}", "", str(sub.edits) if sub.name != MIXED else "", str(sub.tests),
+                         str(sub.successes), str(sub.tokens_removed), _payoff(sub.tokens_removed, sub.tests), ""))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in [header, *rows]]
     return "\n".join(lines)
+
+
+def _payoff(tokens: int, tests: int) -> str:
+    return f"{tokens / tests:.2f}" if tests else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
