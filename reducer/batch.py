@@ -202,7 +202,8 @@ def start_shared_pool(options: Options, sources: list[bytes]) -> PoolExecutor:
     imports: list[str] = []
     for data in sources:
         imports.extend(top_level_imports(data.decode("utf-8", "replace")))
-    return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb)
+    return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb,
+                        sandbox=options.sandbox_policy())
 
 
 # --- the batch ----------------------------------------------------------------------------------------
@@ -259,7 +260,8 @@ def reduce_dir(
     def report() -> Report:
         return Report(
             mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
-            seconds=time.perf_counter() - started, options=tuple(key.items()), files=tuple(records),
+            seconds=time.perf_counter() - started, files=tuple(records),
+            options=(*key.items(), ("sandbox", options.sandbox_policy().describe())),
             buckets=buckets_of(records, lambda r: read_or_empty(out_dir / (r.output or r.path))),
             resumed=tuple(resumed),
         )

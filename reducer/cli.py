@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from reducer.api import InputError, Result, reduce
+from reducer.execution.platform import warm_pool_supported
+from reducer.execution.sandbox import warn_once
 from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
@@ -60,11 +62,17 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                              "or fatal message). exact: as template, with the message word for word and exact "
                              "operand dtypes and ranks")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
-    parser.add_argument("--no-pool", dest="pool", action="store_false",
+    parser.add_argument("--no-pool", dest="pool", action="store_false", default=None,
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
     if not triage:
         parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
-                            help="cap each candidate's address space (pool workers only; default: no cap)")
+                            help="cap each candidate's resident memory (default: a quarter of the machine's)")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                        help="run candidates with your full rights (no Landlock, socket filter, namespaces or "
+                             "limits); only for programs you trust in every mutated form")
+    parser.add_argument("--allow-write", action="append", default=[], metavar="DIR",
+                        help="let candidates also write under DIR (repeatable); for programs that must write "
+                             "there to fail")
     parser.add_argument("--flaky", metavar="N/M", default=None,
                         help="for programs that fail only sometimes: a program counts as failing the same way when "
                              "at least N of M runs do (e.g. 2/3); without it, every check run must agree")
@@ -89,7 +97,7 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
 
 
 _FLAGS = {"jobs": "--jobs", "timeout": "--timeout", "memory_mb": "--memory-limit", "match": "--match",
-          "flaky": "--flaky"}
+          "allow_write:": "--allow-write", "flaky": "--flaky"}
 
 
 def _with_flag_names(message: str) -> str:
@@ -101,7 +109,9 @@ def _with_flag_names(message: str) -> str:
 def options_from(args: argparse.Namespace) -> Options:
     """The one record of the reduction options the command line chose (ValueError if one is bad)."""
     return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
-                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky)
+                      pool=warm_pool_supported() if args.pool is None else args.pool,
+                      memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky,
+                      sandbox=args.sandbox, allow_write=tuple(args.allow_write))
 
 
 class ProgressLine:
@@ -138,6 +148,7 @@ def summary(result: Result) -> str:
         f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.timeouts} rejected by timeout, "
         f"{result.seconds:.1f}s",
         f"output:    {result.output}",
+        result.sandbox,
     ]
     if result.flaky:
         lines.append(f"flaky:     a program counted as failing when {result.flaky.replace('/', ' of ')} runs did; "
@@ -175,8 +186,13 @@ def _payoff(tokens: int, tests: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["triage"]:
-        return triage_main(parse_args(argv[1:], triage=True))
+        args = parse_args(argv[1:], triage=True)
+        if not args.quiet:
+            warn_once(args.options.sandbox_policy())
+        return triage_main(args)
     args = parse_args(argv)
+    if not args.quiet:
+        warn_once(args.options.sandbox_policy())
     if os.path.isdir(args.file):
         return batch_main(args)
     if args.scheduler:
@@ -204,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.quiet:
         print(summary(result), file=sys.stderr)
     if args.stats:
+        print(result.sandbox, file=sys.stderr)
         print(pass_table(result.passes), file=sys.stderr)
     return EXIT_OK
 

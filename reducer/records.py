@@ -29,6 +29,7 @@ class Status(str, enum.Enum):
     NO_MATCH = "no-match"  # fails, but not matching --match
     FLAKY = "flaky"  # two runs disagreed
     TIMEOUT = "timeout"
+    SANDBOX_DENIED = "sandbox-denied"  # fails only because the sandbox denied it a write (needs --allow-write)
     ERROR = "error"  # an internal error of jax-reduce on this file (retried on resume)
     KILLED_WORKER = "killed-worker"  # on a cluster: its worker died every time it ran (reducer.cluster)
     TOO_LARGE = "too-large"  # on a cluster: it and the files beside it exceed what a task carries

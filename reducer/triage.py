@@ -107,8 +107,10 @@ def triage_dir(
         raise ValueError("per_bucket needs a cluster (client=...)")
     jobs, signature, timeout = options.jobs, options.signature, options.timeout
     owned = workers is None and options.pool
-    pool = PoolExecutor(jobs) if owned else workers if options.pool else None
-    executor = (lambda sys_path: pool.program(sys_path)) if pool is not None else FreshExecutor
+    policy = options.sandbox_policy()
+    pool = PoolExecutor(jobs, sandbox=policy) if owned else workers if options.pool else None
+    executor = ((lambda sys_path: pool.program(sys_path)) if pool is not None
+                else (lambda sys_path: FreshExecutor(sys_path=sys_path, sandbox=policy)))
     done = on_done or (lambda record: None)
     records: dict[str, FileRecord] = {}
     try:
@@ -127,7 +129,8 @@ def triage_dir(
     report = Report(
         mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
         seconds=time.perf_counter() - started,
-        options=(("signature", signature.level.value), ("match", signature.match), ("timeout", timeout)),
+        options=(("signature", signature.level.value), ("match", signature.match), ("timeout", timeout),
+                 ("sandbox", policy.describe())),
         files=ordered, buckets=buckets_of(ordered, lambda r: read_or_empty(root / r.path)),
     )
     if out_dir is not None:

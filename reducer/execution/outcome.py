@@ -24,6 +24,7 @@ class Kind(str, enum.Enum):
     EXCEPTION = "exception"
     TIMEOUT = "timeout"
     CRASH = "crash"  # killed by a signal, or exited without reporting (os._exit, hard abort)
+    MEMORY = "memory"  # stopped by the reducer for using more memory than the sandbox allows
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +64,8 @@ class Outcome:
             if self.signal:
                 return f"crash: killed by {signal_name(self.signal)}"
             return f"crash: exited with code {self.exit_code} without reporting"
+        if self.kind is Kind.MEMORY:
+            return f"memory: {self.message or 'over the memory limit'}"
         if self.kind is Kind.TIMEOUT:
             return f"timeout after {self.seconds:.1f}s"
         return "success (no error)"

@@ -10,11 +10,11 @@ from reducer.triage import resolve, triage, triage_dir
 
 
 @pytest.fixture(scope="module")
-def triaged(make_repro_dir, pool, tmp_path_factory):
+def triaged(make_repro_dir, pool, tmp_path_factory, writable):
     root = make_repro_dir()
     out = tmp_path_factory.mktemp("triage-out")
     seen = []
-    report = triage_dir(root, out, jobs=2, workers=pool, on_done=seen.append)
+    report = triage_dir(root, out, jobs=2, workers=pool, on_done=seen.append, allow_write=(str(writable),))
     return root, out, report, seen
 
 
