@@ -28,6 +28,7 @@ from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
 from reducer.judging.oracle import Oracle
 from reducer.options import Options
+from reducer.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
 from reducer.search.size import count_lines, count_tokens
 
@@ -54,11 +55,13 @@ class Result:
     disagreements: int  # accepted programs that a fresh interpreter did not confirm (the goal is 0)
     passes: tuple[PassStats, ...] = ()
     flaky: str | None = None  # "N/M" when a program counted as failing if N of M runs did
+    provenance: Provenance | None = None  # what the result was made from; its header starts ``source``
     sandbox: str = ""  # what contained the candidates (Sandbox.describe())
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         data["original"] = self.original.to_json()
+        data["provenance"] = self.provenance.to_json() if self.provenance is not None else None
         data["passes"] = [dataclasses.asdict(p) for p in self.passes]
         data["seconds"] = round(self.seconds, 3)
         return data
@@ -106,10 +109,13 @@ def reduce(
     index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
                                    judge.fresh, judge.as_user)
     final = reduction.history[index]
-    keep(final)
+    signature = judge.criterion.describe(judge.original)
+    provenance = provenance_of(program.source, options, signature)
+    result = with_header(provenance.header(), final)
+    keep(result)
     return Result(
-        input=program.path, output=output, signature=judge.criterion.describe(judge.original),
-        original=judge.original, source=final,
+        input=program.path, output=output, signature=signature,
+        original=judge.original, source=result, provenance=provenance,
         tokens_before=count_tokens(program.source), tokens_after=count_tokens(final),
         lines_before=count_lines(program.source), lines_after=count_lines(final),
         tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,

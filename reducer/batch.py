@@ -217,6 +217,7 @@ def reduce_dir(
     *,
     workers: PoolExecutor | None = None,
     on_event: Callable[[BatchEvent], None] | None = None,
+    client: Any = None,
     **settings: Any,
 ) -> Report:
     """Reduce every ``*.py`` repro under ``directory`` (recursively) into ``out`` (default: a sibling
@@ -229,8 +230,17 @@ def reduce_dir(
     (also when interrupted, for the files finished so far). ``on_event`` receives a :class:`FileStarted`,
     :class:`FileProgress` and :class:`FileDone` for progress displays. Raises :class:`reducer.InputError`
     if ``directory`` is not a directory or ``out`` contains it.
+
+    With ``client`` (a ``distributed.Client``), every file is reduced on that Dask cluster instead, on a warm
+    pool per worker (:mod:`reducer.cluster`; needs ``pip install 'jax-reduce[dask]'``); outputs, manifest and
+    reports are the same, written here.
     """
     from reducer.report import write_reports  # rendering is only needed at the end
+
+    if client is not None:
+        from reducer.cluster import reduce_dir_on  # Dask is imported only when a cluster is asked for
+
+        return reduce_dir_on(client, directory, out, Options.of(options, **settings), on_event)
 
     started = time.perf_counter()
     root = Path(directory).resolve()

@@ -7,11 +7,12 @@ runs and buckets them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
 
 from reducer.api import InputError, Result, reduce
 from reducer.execution.platform import warm_pool_supported
@@ -20,7 +21,7 @@ from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
 from reducer.records import Report
-from reducer.search.engine import PassStats, Progress
+from reducer.search.engine import MIXED, PassStats, Progress
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -53,7 +54,13 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                         help="seconds per candidate (default: 10x the original's run where candidates run: at least 2 on "
                              "the warm pool, 10 in fresh interpreters)")
     parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
-                        help="how closely a candidate's failure must match the original's (default: template)")
+                        help="how closely a candidate's failure must match the original's. type: the exception class "
+                             "(crashes: the signal or exit code). template (default): the class, the raising site, "
+                             "every line of the message with numbers, shapes, paths and the program's own names "
+                             "abstracted, the JAX function and primitive that raised, and its operands' dtype kinds "
+                             "(bool/int/uint/float/complex/key), weak types and ranks (crashes: also the XLA CHECK location "
+                             "or fatal message). exact: as template, with the message word for word and exact "
+                             "operand dtypes and ranks")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
     parser.add_argument("--no-pool", dest="pool", action="store_false", default=None,
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
@@ -69,6 +76,13 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     parser.add_argument("--flaky", metavar="N/M", default=None,
                         help="for programs that fail only sometimes: a program counts as failing the same way when "
                              "at least N of M runs do (e.g. 2/3); without it, every check run must agree")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="for a directory: run its files on a Dask cluster, tcp://HOST:PORT of its scheduler, or "
+                             "local:N to start N worker processes here (default: $DASK_SCHEDULER_ADDRESS if set; "
+                             "needs pip install 'jax-reduce[dask]')")
+    if triage:
+        parser.add_argument("--per-bucket", type=int, default=0, metavar="K",
+                            help="with --scheduler and -o: also reduce the K smallest files of each bucket there")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     if not triage:
         parser.add_argument("--stats", action="store_true",
@@ -146,14 +160,27 @@ def summary(result: Result) -> str:
 
 
 def pass_table(passes: Iterable[PassStats]) -> str:
-    """Per-pass statistics, most productive first (what ``--stats`` prints)."""
-    header = ("pass", "runs", "tests", "successes", "tokens removed", "seconds")
-    rows = [(p.name, str(p.runs), str(p.tests), str(p.successes), str(p.tokens_removed), f"{p.seconds:.1f}")
-            for p in sorted(passes, key=lambda p: -p.tokens_removed)]
+    """Per-pass statistics, most productive first (what ``--stats`` prints); under a pass made of sub-passes,
+    a row per sub-pass that offered edits (and one for candidates that mixed them), most productive first. ``payoff`` is tokens
+    removed per test, the measure that orders passes after the first round."""
+    header = ("pass", "runs", "edits", "tests", "successes", "tokens removed", "payoff", "seconds")
+    rows = []
+    for p in sorted(passes, key=lambda p: -p.tokens_removed):
+        rows.append((p.name, str(p.runs), str(p.edits), str(p.tests), str(p.successes), str(p.tokens_removed),
+                     _payoff(p.tokens_removed, p.tests), f"{p.seconds:.1f}"))
+        for sub in sorted(p.subpasses, key=lambda s: (s.name == MIXED, -s.tokens_removed)):
+            if not (sub.edits or sub.tests):
+                continue  # it never had anything to offer on this program
+            rows.append((f"  {sub.name}", "", str(sub.edits) if sub.name != MIXED else "", str(sub.tests),
+                         str(sub.successes), str(sub.tokens_removed), _payoff(sub.tokens_removed, sub.tests), ""))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in [header, *rows]]
     return "\n".join(lines)
+
+
+def _payoff(tokens: int, tests: int) -> str:
+    return f"{tokens / tests:.2f}" if tests else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         warn_once(args.options.sandbox_policy())
     if os.path.isdir(args.file):
         return batch_main(args)
+    if args.scheduler:
+        print("jax-reduce: --scheduler runs a directory of repros on a cluster; a single file runs here",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     progress = ProgressLine(sys.stderr, enabled=not args.quiet)
     output = args.output or default_output(args.file)
     if same_file(output, args.file):
@@ -209,14 +240,44 @@ def batch_summary(report: Report) -> str:
     return "\n".join(lines)
 
 
+def scheduler_of(args: argparse.Namespace) -> str | None:
+    """The Dask scheduler asked for, by flag or by Dask's own environment variable; None: run here."""
+    return args.scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+
+
+@contextlib.contextmanager
+def cluster_client(address: str | None, quiet: bool) -> Iterator[Any]:
+    """A connected Dask client for ``address`` (closed on exit), or None; Dask is imported only here."""
+    if address is None:
+        yield None
+        return
+    from reducer.cluster import connect  # ClusterError (an InputError) says how to install the extra
+
+    with connect(address) as connection:
+        if not quiet:
+            workers = len(connection.client.scheduler_info(n_workers=-1)["workers"])
+            print(f"jax-reduce: Dask cluster at {connection.client.scheduler.address}, {workers} workers; "
+                  f"dashboard: {connection.client.dashboard_link}", file=sys.stderr)
+        yield connection.client
+
+
+def worker_summary(report: Report, quiet: bool) -> None:
+    if report.ran_on and not quiet:
+        from reducer.cluster import worker_throughput
+
+        for line in worker_throughput(report):
+            print(f"jax-reduce: worker {line}", file=sys.stderr)
+
+
 def batch_main(args: argparse.Namespace) -> int:
     from reducer.batch import reduce_dir
     from reducer.progress import batch_display
 
     display = batch_display(sys.stderr, quiet=args.quiet)
     try:
-        with display:
-            report = reduce_dir(args.file, args.output, args.options, on_event=display.on_event)
+        with cluster_client(scheduler_of(args), args.quiet) as client, display:
+            report = reduce_dir(args.file, args.output, args.options, on_event=display.on_event, client=client)
+        worker_summary(report, args.quiet)
     except InputError as err:
         print(f"jax-reduce: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -243,11 +304,17 @@ def triage_main(args: argparse.Namespace) -> int:
         print(f"jax-reduce: {args.file}: not a directory", file=sys.stderr)
         return EXIT_BAD_INPUT
     quiet = args.quiet or args.json
+    if args.per_bucket and not (scheduler_of(args) and args.output):
+        print("jax-reduce: --per-bucket needs --scheduler (or DASK_SCHEDULER_ADDRESS) and -o OUTDIR", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
-        report = triage_dir(
-            args.file, args.output, args.options,
-            on_done=None if quiet else lambda r: print(f"jax-reduce: {r.path}: {record_line(r)}", file=sys.stderr),
-        )
+        with cluster_client(scheduler_of(args), quiet) as client:
+            report = triage_dir(
+                args.file, args.output, args.options, client=client, per_bucket=args.per_bucket,
+                on_done=None if quiet else lambda r: print(f"jax-reduce: {r.path}: {record_line(r)}",
+                                                           file=sys.stderr),
+            )
+        worker_summary(report, quiet)
     except InputError as err:
         print(f"jax-reduce: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT

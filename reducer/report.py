@@ -103,6 +103,9 @@ def render_markdown(report: Report) -> str:
             f"| {md_cell(record.path)} | {record.status.value} | {tokens} | {file_lines} | {record.tests} | "
             f"{record.timeouts} | {record.seconds:.1f} | {md_cell(file_note(record))} |"
         )
+    if report.ran_on:  # a cluster run: where each file ran
+        lines += ["", "## Workers", "", "| file | worker | attempts |", "|---|---|---|"]
+        lines += [f"| {md_cell(rel)} | {md_cell(worker)} | {attempts} |" for rel, worker, attempts in report.ran_on]
     return "\n".join(lines) + "\n"
 
 

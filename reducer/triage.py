@@ -75,6 +75,8 @@ def triage_dir(
     *,
     workers: PoolExecutor | None = None,
     on_done: Callable[[FileRecord], None] | None = None,
+    client: Any = None,
+    per_bucket: int = 0,
     **settings: Any,
 ) -> Report:
     """Triage a directory's repros (or a list of files); with ``out``, also write the reports there.
@@ -83,6 +85,10 @@ def triage_dir(
     ``match``, ``pool``, ``flaky``). Each file runs twice (on the warm pool unless ``pool=False``; ``workers`` shares a
     running one), ``jobs`` files at a time; the representative of a bucket is its smallest original.
     ``on_done`` is called as each file finishes.
+
+    With ``client`` (a ``distributed.Client``), the files run on that Dask cluster and are bucketed here; with
+    ``out`` and ``per_bucket`` K as well, the K smallest originals of each bucket are then reduced on the
+    cluster into ``out`` (:func:`reducer.cluster.triage_dir_on`).
     """
     from reducer.report import write_reports
 
@@ -93,6 +99,12 @@ def triage_dir(
         check_dirs(root, out_dir)
         files = [rel for rel in files if not (root / rel).is_relative_to(out_dir)]
     options = Options.of(options, **settings)
+    if client is not None:
+        from reducer.cluster import triage_dir_on  # Dask is imported only when a cluster is asked for
+
+        return triage_dir_on(client, root, files, out_dir, options, on_done, per_bucket=per_bucket)
+    if per_bucket:
+        raise ValueError("per_bucket needs a cluster (client=...)")
     jobs, signature, timeout = options.jobs, options.signature, options.timeout
     owned = workers is None and options.pool
     policy = options.sandbox_policy()

@@ -58,9 +58,6 @@ class Oracle:
         self._threads.shutdown(wait=True, cancel_futures=True)
         self.executor.close()
 
-    def is_interesting(self, source: str) -> bool:
-        return self.first_interesting([source]) == 0
-
     def interesting(self, outcome: Outcome) -> bool:
         return self.signature.same(self.original, outcome)
 

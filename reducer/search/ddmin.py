@@ -13,7 +13,6 @@ deterministic whatever the timing.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -25,24 +24,13 @@ class Tester(Protocol):
         """Index of the first candidate (in order) whose edits, applied together, stay interesting."""
 
 
-@dataclasses.dataclass
-class SearchStats:
-    rounds: int = 0  # calls to the tester
-    candidates_offered: int = 0
-
-
 def chunks(items: Sequence[int], size: int) -> list[EditSet]:
     return [frozenset(items[i : i + size]) for i in range(0, len(items), size)]
 
 
-def reduce_edits(n: int, tester: Tester, stats: SearchStats | None = None) -> EditSet:
+def reduce_edits(n: int, tester: Tester) -> EditSet:
     """The set of edits (indices in ``range(n)``) that the search could apply while staying interesting."""
-    stats = stats if stats is not None else SearchStats()
-
-    def first(candidates: Sequence[EditSet]) -> int | None:
-        stats.rounds += 1
-        stats.candidates_offered += len(candidates)
-        return tester.first_success(candidates)
+    first = tester.first_success
 
     everything = frozenset(range(n))
     if n == 0 or first([everything]) == 0:

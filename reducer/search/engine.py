@@ -9,6 +9,7 @@ result can only shrink.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 
@@ -20,6 +21,21 @@ from reducer.search.passes.base import Pass, is_valid_python
 from reducer.search.size import Size
 
 @dataclasses.dataclass
+class SubPassStats:
+    """What one sub-pass of a pass earned: counted over decided candidates whose new edits (those not already
+    accepted in the same run) all came from it. Candidates that mix kinds count in the pass's ``mixed`` row."""
+
+    name: str
+    edits: int = 0  # edits it offered, over all runs of its pass
+    tests: int = 0  # distinct candidates decided (the same for every --jobs)
+    successes: int = 0  # candidates accepted
+    tokens_removed: int = 0
+
+
+MIXED = "mixed"  # the sub-pass row for candidates whose new edits came from several sub-passes
+
+
+@dataclasses.dataclass
 class PassStats:
     name: str
     runs: int = 0  # times the pass was given the program
@@ -28,6 +44,15 @@ class PassStats:
     tokens_removed: int = 0
     seconds: float = 0.0
     skipped: int = 0  # runs abandoned because every candidate timed out
+    edits: int = 0  # edits it offered, over all runs
+    subpasses: list[SubPassStats] = dataclasses.field(default_factory=list)  # a pass made of sub-passes: one each
+
+    def subpass(self, name: str) -> SubPassStats:
+        for stats in self.subpasses:
+            if stats.name == name:
+                return stats
+        self.subpasses.append(SubPassStats(name))
+        return self.subpasses[-1]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +79,8 @@ class _PassTester:
         self.edits = edits
         self.decided_before = reduction.oracle.stats.decided
         self.timeouts_before = reduction.oracle.stats.decided_timeouts
+        self.origins = [edit.origin for edit in edits] if any(edit.origin for edit in edits) else None
+        self.applied: EditSet = frozenset()  # the last accepted subset: each later candidate adds to it
 
     def build(self, subset: EditSet) -> tuple[cst.Module, str] | None:
         try:
@@ -78,13 +105,33 @@ class _PassTester:
 
         stats = self.reduction.oracle.stats
         index = self.reduction.oracle.first_interesting(sources())
+        self._count_decided(candidates, built, index)
         tests, timeouts = stats.decided - self.decided_before, stats.decided_timeouts - self.timeouts_before
         if index is None and tests >= TIMEOUTS_BEFORE_SKIP and timeouts == tests:
             raise _OnlyTimeouts()
         if index is not None:
             module, source = built[index]  # type: ignore[misc]
             self.reduction.accept(module, source, self.pass_.name)
+            self.applied = candidates[index]
         return index
+
+    def _count_decided(self, candidates: Sequence[EditSet], built: list[tuple[cst.Module, str] | None],
+                       index: int | None) -> None:
+        """Credit each newly decided candidate to the sub-pass its new edits came from. Decided: every
+        candidate up to the first success, since the oracle decides in order; later ones were speculation
+        whose result was not used, and counting them would make the statistics depend on --jobs. A source
+        counts once, the first time any pass has it decided, as in the oracle's own count."""
+        stats = self.reduction.stats[self.pass_.name]
+        decided = built[: index + 1] if index is not None else built
+        for position, item in enumerate(decided):
+            if item is None or not self.reduction.first_decision(item[1]) or self.origins is None:
+                continue  # not run (it did not build, or was not smaller), decided before, or no sub-passes
+            origins = {self.origins[i] for i in candidates[position] - self.applied}
+            sub = stats.subpass(origins.pop() if len(origins) == 1 else MIXED)
+            sub.tests += 1
+            if position == index:
+                sub.successes += 1
+                sub.tokens_removed += self.reduction.best_size.tokens - Size.of(item[1]).tokens
 
 
 class Reduction:
@@ -108,7 +155,18 @@ class Reduction:
         self.best_size = Size.of(source)
         self.history: list[str] = [source]  # every accepted program, oldest first
         self.stats = {p.name: PassStats(p.name) for p in self.passes}
+        for p in self.passes:  # a pass made of sub-passes lists them, so every one gets a row (in its order)
+            self.stats[p.name].subpasses = [SubPassStats(name) for name in getattr(p, "subpass_names", ())]
         self._current_pass = ""
+        self._decided: set[str] = set()  # hashes of the candidate sources decided so far
+
+    def first_decision(self, source: str) -> bool:
+        """Whether ``source`` is decided here for the first time (recording it)."""
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        if digest in self._decided:
+            return False
+        self._decided.add(digest)
+        return True
 
     def accept(self, module: cst.Module, source: str, pass_name: str) -> None:
         size = Size.of(source)
@@ -132,6 +190,10 @@ class Reduction:
         module = self.module
         edits = pass_.edits(module)
         stats.runs += 1
+        stats.edits += len(edits)
+        for edit in edits:
+            if edit.origin:
+                stats.subpass(edit.origin).edits += 1
         if edits:
             try:
                 reduce_edits(len(edits), _PassTester(self, pass_, module, edits))
@@ -149,8 +211,9 @@ class Reduction:
         """Run the passes until none of them can shrink the program any more.
 
         The first round runs them in the given order; later rounds by measured payoff (tokens removed per
-        decided test so far: counts, never seconds, so the order does not depend on --jobs or load). A pass that failed on a program is not run on that same program again: passes are
-        deterministic, so it would fail again.
+        decided test so far: counts, never seconds, so the order does not depend on --jobs or load). A pass
+        that failed on a program is not run on that same program again: passes are deterministic, so it
+        would fail again.
         """
         failed_on: dict[str, str] = {}
         order = list(self.passes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -145,7 +146,12 @@ def test_summary_on_stderr(tmp_path):
         assert word in result.stderr
     # --stats: one row per pass that ran, under a header naming the columns
     table = result.stderr.split("pass ", 1)[1]
-    assert "tokens removed" in table and "statements" in table
+    assert "tokens removed" in table and "payoff" in table and "statements" in table
+    # passes made of sub-passes: an indented row per sub-pass that offered edits, under the pass's row
+    rows = table.splitlines()
+    hoist = next(i for i, row in enumerate(rows) if row.startswith("hoist "))
+    block = list(itertools.takewhile(lambda row: row.startswith("  "), rows[hoist + 1:]))
+    assert block and all(row.startswith(("  hoist.", "  mixed ")) for row in block)
     assert (tmp_path / "small.py").exists()
 
 

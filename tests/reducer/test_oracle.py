@@ -49,9 +49,9 @@ def oracle(jobs: int, seed: int = 0) -> tuple[Oracle, FakeExecutor]:
 
 def test_caches_by_source():
     o, executor = oracle(1)
-    assert o.is_interesting("bug 1")
-    assert o.is_interesting("bug 1")
-    assert not o.is_interesting("ok")
+    assert o.first_interesting(["bug 1"]) == 0
+    assert o.first_interesting(["bug 1"]) == 0
+    assert o.first_interesting(["ok"]) is None
     assert executor.runs == ["bug 1", "ok"]
     assert (o.stats.tests, o.stats.cache_hits) == (2, 1)
 

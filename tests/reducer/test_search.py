@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from reducer.search.ddmin import EditSet, SearchStats, reduce_edits
+from reducer.search.ddmin import EditSet, reduce_edits
 
 
 class CountingTester:
@@ -99,9 +99,58 @@ def test_offers_candidates_in_sequential_order_for_speculation():
             offered.append(list(candidates))
             return super().first_success(candidates)
 
-    tester = Recording(16, needs(9))
-    stats = SearchStats()
-    reduce_edits(16, tester, stats)
-    assert stats.rounds == len(offered)
+    reduce_edits(16, Recording(16, needs(9)))
     assert offered[0] == [frozenset(range(16))]
     assert offered[1] == [frozenset(range(8)), frozenset(range(8, 16))]
+
+
+SUBPASS_PROGRAM = '''\
+import jax.numpy as jnp
+
+SCALE = 2.0
+
+
+def layer(x, w):
+    h = x @ w
+    h = jnp.tanh(h) * SCALE
+    return h
+
+
+def model(x):
+    w = jnp.ones((3, 4))
+    return layer(x, w)
+
+
+print(model(jnp.ones((2, 5))))
+'''
+
+
+def test_subpass_statistics_count_decided_candidates_whatever_the_jobs(pool):
+    """inline and hoist report a row per sub-pass; every accepted candidate is credited to exactly one row
+    (a sub-pass, or ``mixed``), and the rows are the same with one job and with two (speculative runs
+    whose result was not used count for nothing)."""
+    from reducer.api import reduce
+    from reducer.search.engine import MIXED
+    from reducer.search.passes import HoistPass, InlinePass, StatementPass
+
+    def stats(jobs: int):
+        result = reduce(SUBPASS_PROGRAM, jobs=jobs, workers=pool, passes=[StatementPass(), InlinePass(), HoistPass()])
+        return result.source, {p.name: p for p in result.passes}
+
+    source, one = stats(1)
+    source_two, two = stats(2)
+    assert source_two == source
+    code = [line for line in source.splitlines(keepends=True) if not line.startswith("#")]  # after provenance
+    assert "".join(code) == "import jax.numpy as jnp\njnp.ones((2, 5)) @ jnp.ones((3, 4))\n"
+    assert {name: p.subpasses for name, p in two.items()} == {name: p.subpasses for name, p in one.items()}
+    for group in (InlinePass(), HoistPass()):
+        row = one[group.name]
+        assert [s.name for s in row.subpasses][: len(group.subpass_names)] == list(group.subpass_names)
+        assert {s.name for s in row.subpasses} <= {*group.subpass_names, MIXED}
+        assert sum(s.successes for s in row.subpasses) == row.successes > 0
+        assert sum(s.tokens_removed for s in row.subpasses) == row.tokens_removed
+        assert sum(s.edits for s in row.subpasses) == row.edits
+        assert sum(s.tests for s in row.subpasses) <= row.tests
+        assert any(s.successes for s in row.subpasses if s.name != MIXED)
+    assert one["statements"].subpasses == []
+

@@ -33,12 +33,14 @@ class Edit:
     ``node`` becomes ``replacement`` (by default it is removed); ``extra`` lists further (node,
     replacement) pairs that only make sense together with it, e.g. every call site of a parameter being
     removed. When several chosen edits touch the same node, the first one listed wins, and an edit inside a
-    node that another edit replaces has no effect.
+    node that another edit replaces has no effect. ``origin`` names the sub-pass that proposed it, in a pass
+    made of sub-passes (see :mod:`.group`); the engine counts each sub-pass's payoff by it.
     """
 
     node: cst.CSTNode
     replacement: Replacement = REMOVE
     extra: tuple[tuple[cst.CSTNode, Replacement], ...] = ()
+    origin: str = ""
 
     def changes(self) -> tuple[tuple[cst.CSTNode, Replacement], ...]:
         return ((self.node, self.replacement), *self.extra)

@@ -1,10 +1,12 @@
 """Replace expressions by their parts, and compound statements by their bodies.
 
-Expressions: a call by one of its arguments (`jnp.tanh(x @ w)` -> `x @ w`), a binary or boolean operation by
-an operand, `-x` by `x`, `a[i]` and `x.T` by `a` and `x`, `a if c else b` by `a` or `b`, a comparison by its
-left side, `lambda a: f(a)` by `f`, a comprehension over a literal by the literal it builds. Statements:
-`if`/`else` by one branch, a `for` or `while` loop by one pass of its body (binding the loop variable to the
-first item), `with ... as v` by `v = ...` and its body.
+One pass made of sub-passes (see :mod:`.group`), one edit kind each, with a docstring saying what it removes
+and why: ``hoist.lookup`` (an item picked out of a literal container), ``hoist.receiver`` (the object of a
+method, subscript or attribute), ``hoist.argument`` (a call by one of its arguments), ``hoist.comprehension``,
+``hoist.single-item`` (a container of one item), ``hoist.jax-constructor``, ``hoist.operand``, ``hoist.eta``
+(a forwarding lambda), ``hoist.bare-expression`` (an assignment by its value), ``hoist.fewer-targets``,
+``hoist.branch`` (an `if` by one branch), ``hoist.one-pass`` (a loop by one pass of its body) and
+``hoist.with-body``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
 
-from reducer.search.passes.base import REMOVE, Edit, EditPass, block_statements, visited
+from reducer.search.passes.base import REMOVE, Edit, block_statements
+from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, name_uses, names_in,
                                   parenthesize_always, qualified_name, substitute)
 
@@ -209,139 +212,284 @@ def parallel_assign(node: cst.Assign, pairs: list[tuple[cst.BaseExpression, cst.
     return node.with_changes(targets=[cst.AssignTarget(targets)], value=values)
 
 
-class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider)
+class HoistAnalysis(Analysis):
+    """What the hoist sub-passes read: parents, load/store contexts, the module's imports, its generator
+    functions and how often each name is used."""
+
+    METADATA = (ParentNodeProvider, ExpressionContextProvider)
 
     def __init__(self, module: cst.Module):
-        super().__init__()
+        super().__init__(module)
         self.aliases = import_aliases(module)
         self.modules = set(self.aliases)  # names bound to imported modules or objects
         self.generators = first_yields(module)
         self.definitions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         self.uses = name_uses(module)
-        self.edits: list[Edit] = []
 
-    def _loads(self, node: cst.CSTNode) -> bool:
-        return self.get_metadata(ExpressionContextProvider, node, ExpressionContext.LOAD) is ExpressionContext.LOAD
+    def loads(self, node: cst.CSTNode) -> bool:
+        return self.get(ExpressionContextProvider, node, ExpressionContext.LOAD) is ExpressionContext.LOAD
 
-    def _offer(self, node: cst.BaseExpression, parts: Sequence[cst.BaseExpression]) -> None:
-        parent = self.get_metadata(ParentNodeProvider, node, None)
-        for part in parts:
-            self.edits.append(Edit(node, fit(parent, part)))
+    def replacements(self, node: cst.BaseExpression, parts: Sequence[cst.BaseExpression]) -> list[Edit]:
+        """``node`` replaced by each of ``parts``, parenthesised as its parent needs."""
+        parent = self.get(ParentNodeProvider, node, None)
+        return [Edit(node, fit(parent, part)) for part in parts]
 
-    # -- expressions ---------------------------------------------------------------------------------
-    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
-        return False  # quotes and braces inside f-strings are restricted: leave them alone
+
+class _HoistSubPass(SubPass):
+    analysis: HoistAnalysis
+
+    def offer_parts(self, node: cst.BaseExpression, parts: Sequence[cst.BaseExpression]) -> None:
+        for edit in self.analysis.replacements(node, parts):
+            self.offer(edit)
+
+
+# The parts of a call, in the order a call offers them: its arguments, the element of a comprehension
+# passed to it, the item of a one-item list or tuple among those, and (for a jax.numpy call) numpy
+# constructors among all of them made jax.numpy ones.
+def _arguments(node: cst.Call) -> list[cst.BaseExpression]:
+    return [arg.value for arg in node.args if not arg.star]
+
+
+def _comprehension_elements(parts: Sequence[cst.BaseExpression]) -> list[cst.BaseExpression]:
+    return [p.elt for p in parts if isinstance(p, (cst.GeneratorExp, cst.ListComp, cst.SetComp))]
+
+
+def _single_items(parts: Sequence[cst.BaseExpression]) -> list[cst.BaseExpression]:
+    return [e for p in parts for e in _first_elements(p) if len(p.elements) == 1]  # type: ignore[attr-defined]
+
+
+def _unwrapped_parts(node: cst.Call) -> list[cst.BaseExpression]:
+    arguments = _arguments(node)
+    parts = arguments + _comprehension_elements(arguments)
+    return parts + _single_items(parts)
+
+
+def _is_method_call(node: cst.Call, modules: set[str]) -> bool:
+    func = node.func
+    return isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in modules)
+
+
+# -- expressions -----------------------------------------------------------------------------------------
+class Lookup(_HoistSubPass):
+    """`{"k": v}["k"]` -> `v`, `(x, y)[1]` -> `y`, `next(iter([a, b]))` -> `a`: an item picked out of a
+    literal container becomes the item, so the container (often a config or a batch of examples) dies."""
+
+    name = "hoist.lookup"
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.analysis.loads(node):
+            self.offer_parts(node, _entry(node))
 
     def visit_Call(self, node: cst.Call) -> None:
-        parts = [arg.value for arg in node.args if not arg.star]
-        # `sum(g(x) for x in xs)` -> `g(x)` in one step: each step alone (`sum(g(x))`, the bare generator) fails.
-        parts += [p.elt for p in parts if isinstance(p, (cst.GeneratorExp, cst.ListComp, cst.SetComp))]
-        parts += [e for p in list(parts) for e in _first_elements(p) if len(p.elements) == 1]  # f([x]) -> x
-        if qualified_name(node.func, self.aliases).startswith("jax.numpy."):
-            # `jnp.concatenate([np.zeros(s)])` -> `jnp.zeros(s)`: what the jnp call was there for (making a
-            # JAX array of a numpy one) survives the hoist.
-            parts += [j for j in (as_jax_constructor(p, self.aliases) for p in list(parts)) if j is not None]
-        func = node.func
-        if _is_name(func, "next") and len(parts) == 1 and isinstance(parts[0], cst.Call) and _is_name(parts[0].func, "iter"):
-            parts = [*_first_elements(parts[0].args[0].value), *parts]  # next(iter([a, b])) -> a
-        if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in self.modules):
-            parts.insert(0, func.value)  # x.astype(t) -> x, the receiver of a method call
-        self._offer(node, parts)
+        arguments = _arguments(node)
+        if (_is_name(node.func, "next") and len(arguments) == 1 and isinstance(arguments[0], cst.Call)
+                and _is_name(arguments[0].func, "iter")):
+            self.offer_parts(node, _first_elements(arguments[0].args[0].value))
 
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        self._offer(node, [node.left, node.right])
 
-    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        self._offer(node, [node.left, node.right])
+class Receiver(_HoistSubPass):
+    """`x.astype(t)` -> `x`, `a[i]` -> `a`, `x.T` -> `x`: the object a method, subscript or attribute is
+    applied to, which drops the operation (often what the bug does not need: a cast, a slice, a transpose)."""
 
-    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if not isinstance(node.expression, (cst.Integer, cst.Float)):
-            self._offer(node, [node.expression])
+    name = "hoist.receiver"
 
-    def visit_Comparison(self, node: cst.Comparison) -> None:
-        self._offer(node, [node.left])
+    def visit_Call(self, node: cst.Call) -> None:
+        if _is_method_call(node, self.analysis.modules):
+            self.offer_parts(node, [node.func.value])  # type: ignore[attr-defined]
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.analysis.loads(node):
+            self.offer_parts(node, [node.value])
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        parent = self.analysis.get(ParentNodeProvider, node, None)
+        called = isinstance(parent, cst.Call) and parent.func is node
+        on_module = isinstance(node.value, cst.Name) and node.value.value in self.analysis.modules
+        if self.analysis.loads(node) and not called and not on_module and not isinstance(node.value, cst.Attribute):
+            self.offer_parts(node, [node.value])
+
+
+class Argument(_HoistSubPass):
+    """`jnp.tanh(x @ w)` -> `x @ w`: a call becomes one of its arguments, so the call (and the function it
+    calls, when that was its last use) goes."""
+
+    name = "hoist.argument"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.offer_parts(node, _arguments(node))
+
+
+class Comprehension(_HoistSubPass):
+    """A comprehension becomes what it iterates (`[f(x) for x in xs]` -> `xs`, `{k: f(v) for k, v in
+    d.items()}` -> `d`), its element alone (`[f(x)]`, and `sum(f(g) for g in xs)` -> `f(g)` in one step,
+    since neither half works alone), or, over a literal, the literal it builds (`[f(x) for x in [a, b]]` ->
+    `[f(a), f(b)]`): loops over parameters or examples shrink to straight-line code."""
+
+    name = "hoist.comprehension"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.offer_parts(node, _comprehension_elements(_arguments(node)))
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self.offer_parts(node, [*_unrolled(node), cst.List([cst.Element(node.elt)]), *_iterated(node)])
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self.offer_parts(node, [*_iterated(node), node.elt])  # the element, when it does not need the loop
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.offer_parts(node, _iterated(node))
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self.offer_parts(node, [*_unrolled(node), *_iterated(node)])
+
+
+class SingleItem(_HoistSubPass):
+    """`f([x])` -> `x`, `(x,)` -> `x`, `[x]` -> `x`, `{"w": x}` -> `x`: a container of one item becomes the
+    item (a pytree of one leaf, as the leaf)."""
+
+    name = "hoist.single-item"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        arguments = _arguments(node)
+        self.offer_parts(node, _single_items(arguments + _comprehension_elements(arguments)))
 
     def visit_Tuple(self, node: cst.Tuple) -> None:
-        if len(node.elements) == 1 and self._loads(node):
-            self._offer(node, _first_elements(node))
+        if len(node.elements) == 1 and self.analysis.loads(node):
+            self.offer_parts(node, _first_elements(node))
 
     def visit_List(self, node: cst.List) -> None:
-        if len(node.elements) == 1 and self._loads(node):
-            self._offer(node, _first_elements(node))
+        if len(node.elements) == 1 and self.analysis.loads(node):
+            self.offer_parts(node, _first_elements(node))
 
     def visit_Dict(self, node: cst.Dict) -> None:
         entries = node.elements
-        if len(entries) == 1 and isinstance(entries[0], cst.DictElement) and self._loads(node):
-            self._offer(node, [entries[0].value])  # {"w": x} -> x: a pytree of one leaf, as the leaf
+        if len(entries) == 1 and isinstance(entries[0], cst.DictElement) and self.analysis.loads(node):
+            self.offer_parts(node, [entries[0].value])
 
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._offer(node, [*_unrolled(node), cst.List([cst.Element(node.elt)]), *_iterated(node)])
 
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._offer(node, [*_iterated(node), node.elt])  # the element, when it does not need the loop
+class JaxConstructor(_HoistSubPass):
+    """`jnp.concatenate([np.zeros(s)])` -> `jnp.zeros(s)`: a jax.numpy call becomes a numpy array it was
+    given, made with jax.numpy, so what the call was there for (a JAX array, not a numpy one) survives."""
 
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._offer(node, _iterated(node))
+    name = "hoist.jax-constructor"
 
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._offer(node, [*_unrolled(node), *_iterated(node)])
+    def visit_Call(self, node: cst.Call) -> None:
+        aliases = self.analysis.aliases
+        if qualified_name(node.func, aliases).startswith("jax.numpy."):
+            parts = [as_jax_constructor(p, aliases) for p in _unwrapped_parts(node)]
+            self.offer_parts(node, [j for j in parts if j is not None])
 
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._offer(node, _eta_reduced(node))
+
+class Operand(_HoistSubPass):
+    """`a + b` -> `a` or `b`, `a and b`, `-x` -> `x`, `a < b` -> `a`, `a if c else b` -> `a` or `b`: an
+    operation becomes one of its operands."""
+
+    name = "hoist.operand"
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.offer_parts(node, [node.left, node.right])
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self.offer_parts(node, [node.left, node.right])
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if not isinstance(node.expression, (cst.Integer, cst.Float)):
+            self.offer_parts(node, [node.expression])
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.offer_parts(node, [node.left])
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._offer(node, [node.body, node.orelse])
+        self.offer_parts(node, [node.body, node.orelse])
 
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self._loads(node):
-            self._offer(node, [*_entry(node), node.value])
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        parent = self.get_metadata(ParentNodeProvider, node, None)
-        called = isinstance(parent, cst.Call) and parent.func is node
-        on_module = isinstance(node.value, cst.Name) and node.value.value in self.modules
-        if self._loads(node) and not called and not on_module and not isinstance(node.value, cst.Attribute):
-            self._offer(node, [node.value])
+class EtaReduction(_HoistSubPass):
+    """`lambda a, b: f(a, b)` -> `f`: a lambda that only forwards its arguments becomes the function."""
 
-    # -- statements ----------------------------------------------------------------------------------
+    name = "hoist.eta"
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.offer_parts(node, _eta_reduced(node))
+
+
+# -- statements ------------------------------------------------------------------------------------------
+class BareExpression(_HoistSubPass):
+    """`y = e` -> `e`: the computation stays, the name goes (the error is often raised by computing e,
+    and nothing needs y)."""
+
+    name = "hoist.bare-expression"
+
     def visit_Assign(self, node: cst.Assign) -> None:
-        self.edits.append(Edit(node, cst.Expr(node.value)))  # keep the computation, drop the names
+        self.offer(Edit(node, cst.Expr(node.value)))
+
+
+class FewerTargets(_HoistSubPass):
+    """`a, b = x, y` -> `a = x` or `b = y`; `a, b = e` -> `a = e`: an unpacking loses targets (often only
+    one of the unpacked values matters; a guess the oracle checks, like any hoist)."""
+
+    name = "hoist.fewer-targets"
+
+    def visit_Assign(self, node: cst.Assign) -> None:
         for smaller in _fewer_targets(node):
-            self.edits.append(Edit(node, smaller))
+            self.offer(Edit(node, smaller))
+
+
+class Branch(_HoistSubPass):
+    """`if`/`elif`/`else` -> the statements of one branch: the test and the other branches go."""
+
+    name = "hoist.branch"
 
     def visit_If(self, node: cst.If) -> None:
-        parent = self.get_metadata(ParentNodeProvider, node, None)
-        if isinstance(parent, cst.If):
+        if isinstance(self.analysis.get(ParentNodeProvider, node, None), cst.If):
             return  # an elif: collapsed with its `if`
-        self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.body))))
+        self.offer(Edit(node, cst.FlattenSentinel(block_statements(node.body))))
         if isinstance(node.orelse, cst.Else):
-            self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.orelse.body))))
+            self.offer(Edit(node, cst.FlattenSentinel(block_statements(node.orelse.body))))
+
+
+class OnePass(_HoistSubPass):
+    """A loop -> one pass of its body: the body alone when it does not read the loop variables (and for
+    `while`), else the body after the loop variables are bound to the first item (`for i, x in
+    enumerate(xs)` -> `i, x = (0, xs[0]...)`; over a generator function, what it yields first, and the
+    generator goes with the loop when nothing else uses it). Training loops and scans over steps shrink to
+    the one step that fails."""
+
+    name = "hoist.one-pass"
 
     def visit_For(self, node: cst.For) -> None:
+        analysis = self.analysis
         body = block_statements(node.body)
         if not names_in(node.target) & set().union(*(names_in(s) for s in body)):
-            self.edits.append(Edit(node, cst.FlattenSentinel(body)))  # the loop variables are not read
-        first = _assign(node.target, _first_item(node.iter, self.generators))  # type: ignore[arg-type]
+            self.offer(Edit(node, cst.FlattenSentinel(body)))  # the loop variables are not read
+        first = _assign(node.target, _first_item(node.iter, analysis.generators))  # type: ignore[arg-type]
         # A generator this loop alone used goes with it (else the candidate would not be smaller).
-        used = [self.definitions[n] for n in names_in(node.iter) & set(self.generators)
-                if n not in names_in(first) and self.uses.get(n) == 1]
-        self.edits.append(Edit(node, cst.FlattenSentinel([first, *body]), tuple((d, REMOVE) for d in used)))
+        used = [analysis.definitions[n] for n in names_in(node.iter) & set(analysis.generators)
+                if n not in names_in(first) and analysis.uses.get(n) == 1]
+        self.offer(Edit(node, cst.FlattenSentinel([first, *body]), tuple((d, REMOVE) for d in used)))
 
     def visit_While(self, node: cst.While) -> None:
-        self.edits.append(Edit(node, cst.FlattenSentinel(block_statements(node.body))))
+        self.offer(Edit(node, cst.FlattenSentinel(block_statements(node.body))))
+
+
+class WithBody(_HoistSubPass):
+    """`with m as v: body` -> `v = m` and the body: the context manager's entry and exit go."""
+
+    name = "hoist.with-body"
 
     def visit_With(self, node: cst.With) -> None:
         bindings = [_assign(item.asname.name, item.item) for item in node.items  # type: ignore[arg-type]
                     if item.asname is not None]
-        self.edits.append(Edit(node, cst.FlattenSentinel([*bindings, *block_statements(node.body)])))
+        self.offer(Edit(node, cst.FlattenSentinel([*bindings, *block_statements(node.body)])))
 
 
-class HoistPass(EditPass):
-    """Replace an expression by one of its sub-expressions, or a compound statement by its body."""
+class HoistPass(PassGroup):
+    """Replace an expression by one of its sub-expressions, or a compound statement by its body.
+
+    The sub-passes run as one group, their edits in source order; at one node in the order listed here.
+    """
 
     name = "hoist"
-
-    def edits(self, module: cst.Module) -> Sequence[Edit]:
-        collector = visited(module, _Collector(module))
-        return collector.edits
+    analysis = HoistAnalysis
+    subpasses = (Lookup, Receiver, Argument, Comprehension, SingleItem, JaxConstructor, Operand, EtaReduction,
+                 BareExpression, FewerTargets, Branch, OnePass, WithBody)
+    prune = (cst.FormattedString,)  # quotes and braces inside f-strings are restricted: leave them alone

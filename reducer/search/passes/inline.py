@@ -1,18 +1,14 @@
-"""Inline user functions, lambdas, constants, aliases and config-dict lookups at their uses.
+"""Inline user functions, lambdas, constants, aliases and config values at their uses.
 
 Inlining is what lets a repro collapse from "helpers calling helpers" into straight-line JAX code: after a
 call is replaced by the function's body, the cleanup pass drops the dead definition and the statement pass
-can delete what the bug does not need. Edits:
-
-* `y = g(f(a, b))` (any statement that evaluates the call unconditionally) becomes
-  `p = a; q = b; <body>; y = g(<ret>)` when `f` has one exit, its last statement; locals of `f` that the
-  caller also uses are renamed; `make_step(cfg)(x)` inlines the factory and calls the function it returns;
-* a call of a function or lambda whose body is one expression becomes that expression with the arguments
-  substituted (parenthesised as needed);
-* `h = x @ w` followed by `h = relu(h)` or `return relu(h)` becomes `h = relu(x @ w)`;
-* `NAME = <literal>`, `alias = other_name` or `rng = np.random` (bound once in its scope) is substituted
-  at every use;
-* `CFG["key"]` becomes the value of that key when `CFG` is a dict literal bound once and never mutated.
+can delete what the bug does not need. One pass made of sub-passes (see :mod:`.group`), one edit kind each,
+with a docstring saying what it removes and why: ``inline.all-uses`` (every use of a definition at once),
+``inline.expression`` (a call of a one-expression function or lambda), ``inline.body`` (a call of a longer
+function), ``inline.pair`` (one pair of `a, b = x, y`), ``inline.constant`` (constants and aliases),
+``inline.config-dict`` (`CFG["key"]`), ``inline.config-field`` (`cfg.hidden`), ``inline.used-once`` (a
+variable read once), ``inline.rebinding`` (`h = x @ w; h = relu(h)`) and ``inline.function-value`` (a `def`
+passed once as a value). A definition left unused goes in the same candidate.
 """
 
 from __future__ import annotations
@@ -26,8 +22,9 @@ import libcst as cst
 from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope,
                              ParentNodeProvider, ScopeProvider)
 
-from reducer.search.passes.base import REMOVE, Edit, EditPass, apply_edits, block_statements, visited
+from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements
 from reducer.search.passes.cleanup import UnusedDefinitionsPass
+from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.hoist import parallel_assign, unpacked_targets
 from reducer.search.passes.names import dict_entries, fit, import_aliases, names_in, qualified_name, substitute
 
@@ -200,22 +197,29 @@ def _class_bindings(statement: cst.BaseStatement):
             yield small.targets[0].target.value, small.value, False
 
 
-class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ScopeProvider, ExpressionContextProvider)
+class InlineAnalysis(Analysis):
+    """What the inline sub-passes read: parents, scopes, load/store contexts and the module's imports, with
+    the queries they share (what a called name is bound to, the uses of a name bound once)."""
+
+    METADATA = (ParentNodeProvider, ScopeProvider, ExpressionContextProvider)
 
     def __init__(self, module: cst.Module):
-        super().__init__()
-        self.module = module
+        super().__init__(module)
         self.modules = import_aliases(module)
-        self.edits: list[Edit] = []
-        self.fresh = itertools.count(1)
+        self._order: dict[int, int] | None = None
+        self._assigned: dict[int, tuple[str, list[cst.Name]] | None] = {}
 
-    # -- calls --------------------------------------------------------------------------------------
-    def _callee(self, func: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.get(ParentNodeProvider, node, None)
+
+    def scope(self, node: cst.CSTNode):
+        return self.get(ScopeProvider, node, None)
+
+    def callee(self, func: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
         """The undecorated def or lambda that a called name is bound to, if it is bound exactly once."""
         if not isinstance(func, cst.Name):
             return None
-        scope = self.get_metadata(ScopeProvider, func, None)
+        scope = self.scope(func)
         if scope is None:
             return None
         assignments = list(scope[func.value])
@@ -225,81 +229,179 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node, cst.FunctionDef):
             return None if node.decorators else node
         if isinstance(node, cst.Name):
-            target = self.get_metadata(ParentNodeProvider, node, None)
-            assign = self.get_metadata(ParentNodeProvider, target, None) if target is not None else None
+            target = self.parent(node)
+            assign = self.parent(target) if target is not None else None
             if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Lambda):
                 return assign.value
         return None
 
-    def visit_Call(self, node: cst.Call) -> None:
-        # `(lambda x: e)(a)` has no definition to drop: its source name is empty.
-        function = node.func if isinstance(node.func, cst.Lambda) else self._callee(node.func)
-        if function is None or self._inside(node, function) or self._in_fstring(node):
-            return  # not a user function, or a recursive call
-        bound = bind_arguments(function.params, node)
-        if bound is None:
-            return
-        self.current = node.func.value if isinstance(node.func, cst.Name) else ""
-        if isinstance(function, cst.Lambda):
-            self._inline_expression(node, function.body, bound)
-            return
-        statements = _body_statements(function)
-        if len(statements) == 1 and _single_return(statements[0]) is not None:
-            self._inline_expression(node, _single_return(statements[0]), bound)  # type: ignore[arg-type]
-        else:
-            self._inline_statements(node, function, statements, bound)
-
-    def _in_fstring(self, node: cst.CSTNode) -> bool:
-        current = self.get_metadata(ParentNodeProvider, node, None)
+    def in_fstring(self, node: cst.CSTNode) -> bool:
+        current = self.parent(node)
         while current is not None:
             if isinstance(current, cst.FormattedString):
                 return True
-            current = self.get_metadata(ParentNodeProvider, current, None)
+            current = self.parent(current)
         return False
 
-    def _inside(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
-        current = node
+    def inside(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+        current: cst.CSTNode | None = node
         while current is not None:
             if current is ancestor:
                 return True
-            current = self.get_metadata(ParentNodeProvider, current, None)
+            current = self.parent(current)
         return False
 
-    def _caller_names(self, node: cst.CSTNode, callee: cst.FunctionDef) -> set[str]:
+    def caller_names(self, node: cst.CSTNode, callee: cst.FunctionDef) -> set[str]:
         """Names used anywhere in the function (or module) that contains ``node``, except in ``callee``."""
-        current = self.get_metadata(ParentNodeProvider, node, None)
+        current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
-            current = self.get_metadata(ParentNodeProvider, current, None)
+            current = self.parent(current)
         if isinstance(current, cst.Module):  # module level: what its own statements use, not function bodies
             return set().union(*(names_in(s) if not isinstance(s, (cst.FunctionDef, cst.ClassDef)) else {s.name.value}
                                  for s in current.body))
         return names_in(current, skip=callee) if current is not None else set()
 
-    def _fits(self, node: cst.CSTNode, replacement: cst.BaseExpression) -> cst.BaseExpression:
+    def fits(self, node: cst.CSTNode, replacement: cst.BaseExpression) -> cst.BaseExpression:
         """``replacement`` for ``node``, parenthesised only where its parent binds tighter."""
-        return fit(self.get_metadata(ParentNodeProvider, node, None), replacement)
+        return fit(self.parent(node), replacement)
 
-    def _inline_expression(self, call: cst.Call, expr: cst.BaseExpression, bound: dict[str, cst.BaseExpression]) -> None:
+    def uses(self, node: cst.CSTNode, name: str) -> list[cst.Name] | None:
+        """The loads of ``name`` in source order, bound only by ``node`` in its scope; None if bound more
+        than once or unused."""
+        scope = self.scope(node)
+        if scope is None or len(scope.assignments[name]) != 1:
+            return None
+        (assignment,) = scope.assignments[name]
+        uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
+        if not uses or any(self.in_fstring(use) for use in uses):
+            return None
+        return sorted(uses, key=self._position)  # libcst keeps references in a set, whose order varies by run
+
+    def _position(self, node: cst.CSTNode) -> int:
+        if self._order is None:
+            self._order = {}
+            order = self._order
+
+            class _Walk(cst.CSTVisitor):
+                def on_visit(self, node: cst.CSTNode) -> bool:
+                    order[id(node)] = len(order)
+                    return True
+
+            self.module.visit(_Walk())
+        return self._order[id(node)]
+
+    def assigned(self, node: cst.Assign) -> tuple[str, list[cst.Name]] | None:
+        """For `name = value`, the name and its uses (bound once, used, never in an f-string), else None."""
+        if id(node) not in self._assigned:  # several sub-passes ask about every assignment
+            self._assigned[id(node)] = self._find_assigned(node)
+        return self._assigned[id(node)]
+
+    def _find_assigned(self, node: cst.Assign) -> tuple[str, list[cst.Name]] | None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return None
+        name = node.targets[0].target.value
+        uses = self.uses(node, name)
+        return None if uses is None else (name, uses)
+
+    def replace_all(self, uses: list[cst.Name], value: cst.BaseExpression, name: str) -> InlineEdit:
+        (first, replacement), *rest = [(use, self.fits(use, value)) for use in uses]
+        return InlineEdit(first, replacement, tuple(rest), source=name)
+
+    def same_function(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        return self.scope(a) is self.scope(b)
+
+    def is_store(self, subscript: cst.Subscript) -> bool:
+        return isinstance(self.parent(subscript), (cst.AssignTarget, cst.AugAssign, cst.Del))
+
+    def inlinable_call(self, node: cst.Call) -> tuple[cst.FunctionDef | cst.Lambda, dict[str, cst.BaseExpression], str] | None:
+        """For a call of a user function or lambda whose arguments bind statically: the function, the
+        parameters' values and the name of the definition ('' for `(lambda x: e)(a)`)."""
+        function = node.func if isinstance(node.func, cst.Lambda) else self.callee(node.func)
+        if function is None or self.inside(node, function) or self.in_fstring(node):
+            return None  # not a user function, or a recursive call
+        bound = bind_arguments(function.params, node)
+        if bound is None:
+            return None
+        return function, bound, node.func.value if isinstance(node.func, cst.Name) else ""
+
+
+def _one_expression(function: cst.FunctionDef | cst.Lambda) -> cst.BaseExpression | None:
+    """The expression a lambda, or a def whose body is one `return`, computes; None for a longer def."""
+    if isinstance(function, cst.Lambda):
+        return function.body
+    statements = _body_statements(function)
+    return _single_return(statements[0]) if len(statements) == 1 else None
+
+
+class _InlineSubPass(SubPass):
+    analysis: InlineAnalysis
+
+
+class _BindingSubPass(_InlineSubPass):
+    """A sub-pass about `name = value` bound once in its scope and used: it sees the name and its uses."""
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        found = self.analysis.assigned(node)
+        if found is not None:
+            self.binding(node, *found)
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        raise NotImplementedError
+
+
+# -- calls -----------------------------------------------------------------------------------------------
+class CallExpression(_InlineSubPass):
+    """`f(a, b)` -> the expression `f` computes, arguments substituted (parenthesised as needed), for a
+    lambda or a def whose body is one `return`: helpers calling helpers collapse into one expression."""
+
+    name = "inline.expression"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found = self.analysis.inlinable_call(node)
+        if found is None:
+            return
+        function, bound, source = found
+        expr = _one_expression(function)
+        if expr is None:
+            return
+        analysis = self.analysis
         free = names_in(expr) - set(bound)
-        caller_scope = self.get_metadata(ScopeProvider, call, None)
-        if caller_scope is not None and any(name in caller_scope.assignments and not _is_global(caller_scope, name)
-                                            for name in free):
+        caller_scope = analysis.scope(node)
+        if caller_scope is not None and not isinstance(caller_scope, GlobalScope) and any(
+                name in caller_scope.assignments for name in free):
             return  # a free name of the function would mean something else at the call site
-        mapping = dict(bound)
-        self.edits.append(InlineEdit(call, self._fits(call, substitute(expr, mapping)), source=self.current))
+        self.offer(InlineEdit(node, analysis.fits(node, substitute(expr, dict(bound))), source=source))
 
-    def _inline_statements(self, call: cst.Call, function: cst.FunctionDef, statements: list[cst.BaseStatement],
-                           bound: dict[str, cst.BaseExpression]) -> None:
+
+class CallBody(_InlineSubPass):
+    """`y = g(f(a))` -> `p = a; <f's body>; y = g(<f's result>)` for a function with one exit, its last
+    statement (locals that clash with the caller's renamed), also `make_step(cfg)(x)` (the factory's body,
+    then the function it returns is called): the call's indirection goes, and what the body computes is
+    open to the other passes. Only where the call is evaluated unconditionally by its statement."""
+
+    name = "inline.body"
+
+    def __init__(self, analysis: InlineAnalysis, found: list[Edit]):
+        super().__init__(analysis, found)
+        self.fresh = itertools.count(1)  # numbers for renamed locals, unique in the module
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found = self.analysis.inlinable_call(node)
+        if found is None or _one_expression(found[0]) is not None:
+            return
+        function, bound, source = found
+        assert isinstance(function, cst.FunctionDef)
+        statements = _body_statements(function)
         if not statements:
             return
         result = _single_return(statements[-1])
         body = statements[:-1] if result is not None else statements
         if _has_inner_exit(body):
             return
-        line, small = self._statement_of(call)
+        line, small = self._statement_of(node)
         if line is None:
             return
-        caller = self._caller_names(line, function) - {function.name.value}
+        caller = self.analysis.caller_names(line, function) - {function.name.value}
         locals_ = _assigned_names(body) | set(bound)
         renames = {name: cst.Name(f"{name}_{next(self.fresh)}") for name in sorted(locals_ & caller)
                    if not (isinstance(bound.get(name), cst.Name) and bound[name].value == name)}  # type: ignore[union-attr]
@@ -310,141 +412,178 @@ class _Collector(cst.CSTVisitor):
                 continue
             new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
         new.extend(substitute(statement, renames) for statement in body)  # type: ignore[misc]
-        if result is None and getattr(small, "value", None) is not call:
+        if result is None and getattr(small, "value", None) is not node:
             return  # `make_step()(x)` needs the function that make_step returns
         if result is None and not isinstance(small, cst.Expr):
             result = cst.Name("None")  # `y = f(x)` with no return in f: y is None
         if result is not None:
-            value = self._fits(call, substitute(result, renames))  # type: ignore[arg-type]
-            new.append(cst.SimpleStatementLine([small.deep_replace(call, value)]))  # type: ignore[union-attr, list-item]
+            value = self.analysis.fits(node, substitute(result, renames))  # type: ignore[arg-type]
+            new.append(cst.SimpleStatementLine([small.deep_replace(node, value)]))  # type: ignore[union-attr, list-item]
         if not new:
             new.append(cst.SimpleStatementLine([cst.Pass()]))
-        self.edits.append(InlineEdit(line, cst.FlattenSentinel(new), source=self.current))
+        self.offer(InlineEdit(line, cst.FlattenSentinel(new), source=source))
 
     def _statement_of(self, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
         """The one-statement line that evaluates ``call`` unconditionally: `y = f(x)`, `return g(f(x))`,
         `make_step(cfg)(x)`. The function's body then runs just before that line (so ``call`` is evaluated
         before the rest of the line, which is what a person inlining by hand does too)."""
         child: cst.CSTNode = call
-        parent = self.get_metadata(ParentNodeProvider, call, None)
+        parent = self.analysis.parent(call)
         while isinstance(parent, cst.BaseExpression) or isinstance(parent, _EXPRESSION_PARTS):
             if isinstance(parent, _OWN_SCOPES) or (isinstance(parent, cst.IfExp) and child is not parent.test) or (
                     isinstance(parent, cst.BooleanOperation) and child is parent.right):
                 return None, None  # evaluated later, conditionally or in a scope of its own
-            child, parent = parent, self.get_metadata(ParentNodeProvider, parent, None)
+            child, parent = parent, self.analysis.parent(parent)
         if not isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, (cst.Global, cst.Nonlocal)):
             return None, None
-        line = self.get_metadata(ParentNodeProvider, parent, None)
+        line = self.analysis.parent(parent)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None, None
         return line, parent
 
-    # -- constants, aliases and config dicts --------------------------------------------------------
+
+# -- names bound by an assignment ------------------------------------------------------------------------
+class Pair(_InlineSubPass):
+    """`a, b = x, y` -> `a = x` with `b` replaced by `y` at its uses (when `y` is a name or constant, or `b`
+    is read once in the same function): unpacking dissolves one pair at a time. Not for swaps."""
+
+    name = "inline.pair"
+
     def visit_Assign(self, node: cst.Assign) -> None:
         targets = unpacked_targets(node)
-        if targets is not None:
-            self._inline_pairs(node, targets)
-        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
-            return
-        name = node.targets[0].target.value
-        uses = self._uses(node, name)
-        if uses is None:
-            return
         value = node.value
-        if isinstance(value, cst.Name) or is_constant(value, set(self.modules)):
-            self.edits.append(self._replace_all(uses, value, name))  # constants, aliases, `rng = np.random`
-        elif isinstance(value, cst.Dict):
-            self._inline_dict_lookups(uses, dict_entries(value), name)
-        elif isinstance(value, cst.Call):
-            entries = self._call_dict_entries(value)
-            if entries is not None:
-                self._inline_dict_lookups(uses, entries, name)
-            else:
-                self._inline_config_fields(uses, value, name)
-        movable = self._same_function(node, uses[0]) or self._constant_container(value)
-        if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and movable:
-            # A variable used once: its value moves to the use (a function's steps collapse into one
-            # expression, which then inlines at its call sites).
-            self.edits.append(InlineEdit(uses[0], self._fits(uses[0], value), source=name))
-
-    def _replace_all(self, uses: list[cst.Name], value: cst.BaseExpression, name: str) -> InlineEdit:
-        (first, replacement), *rest = [(use, self._fits(use, value)) for use in uses]
-        return InlineEdit(first, replacement, tuple(rest), source=name)
-
-    def _uses(self, node: cst.CSTNode, name: str) -> list[cst.Name] | None:
-        """The loads of ``name``, bound only by ``node`` in its scope; None if bound more than once or unused."""
-        scope = self.get_metadata(ScopeProvider, node, None)
-        if scope is None or len(scope.assignments[name]) != 1:
-            return None
-        (assignment,) = scope.assignments[name]
-        uses = [ref.node for ref in assignment.references if isinstance(ref.node, cst.Name)]
-        if not uses or any(self._in_fstring(use) for use in uses):
-            return None
-        return uses
-
-    def _inline_pairs(self, node: cst.Assign, targets: list[cst.BaseExpression]) -> None:
-        """`a, b = x, y`: substitute one pair like `b = y` and drop it from the assignment."""
-        value = node.value
-        if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(targets):
+        if targets is None or not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(targets):
             return
         values = [e.value for e in value.elements if isinstance(e, cst.Element)]
         target_names = set().union(*(names_in(t) for t in targets))
         if len(values) != len(targets) or names_in(value) & target_names:
             return  # a starred value, or a swap such as `a, b = b, a`
+        analysis = self.analysis
         for index, (target, item) in enumerate(zip(targets, values)):
             if not isinstance(target, cst.Name):
                 continue
-            uses = self._uses(node, target.value)
+            uses = analysis.uses(node, target.value)
             if uses is None:
                 continue
-            replacement = item if isinstance(item, cst.Name) or is_constant(item, set(self.modules)) else None
-            if replacement is None and len(uses) == 1 and self._same_function(node, uses[0]):
+            replacement = item if isinstance(item, cst.Name) or is_constant(item, set(analysis.modules)) else None
+            if replacement is None and len(uses) == 1 and analysis.same_function(node, uses[0]):
                 replacement = item
             if replacement is None:
                 continue
             rest = parallel_assign(node, [pair for i, pair in enumerate(zip(targets, values)) if i != index])
-            substituted = self._replace_all(uses, replacement, target.value)
-            self.edits.append(dataclasses.replace(substituted, extra=(*substituted.extra, (node, rest))))
+            substituted = analysis.replace_all(uses, replacement, target.value)
+            self.offer(dataclasses.replace(substituted, extra=(*substituted.extra, (node, rest))))
 
-    def _inline_config_fields(self, uses: list[cst.Name], call: cst.Call, name: str) -> None:
-        """`cfg = Config(hidden=4)`: `cfg.hidden` becomes 4, `cfg.depth` the class default (dataclasses,
-        NamedTuples and plain classes whose fields are constants and that define no constructor)."""
-        fields = self._config_fields(call)
-        if fields is None:
-            return
+
+class Constant(_BindingSubPass):
+    """`NAME = <literal>`, `alias = other_name`, `rng = np.random`, `dtype = jnp.float32` (bound once in its
+    scope) -> the value at every use, so the binding dies and the value is open to the literal pass."""
+
+    name = "inline.constant"
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        if isinstance(node.value, cst.Name) or is_constant(node.value, set(self.analysis.modules)):
+            self.offer(self.analysis.replace_all(uses, node.value, name))
+
+
+class ConfigDict(_BindingSubPass):
+    """`CFG["key"]` -> the key's value, when `CFG` is bound once to a dict literal, `dict(k=v)` or
+    `json.loads("<inline JSON>")` and never mutated: configuration goes, the values it held stay."""
+
+    name = "inline.config-dict"
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        value = node.value
+        if isinstance(value, cst.Dict):
+            self._lookups(uses, dict_entries(value), name)
+        elif isinstance(value, cst.Call):
+            entries = _call_dict_entries(value, self.analysis.modules)
+            if entries is not None:
+                self._lookups(uses, entries, name)
+
+    def _lookups(self, uses: list[cst.Name], entries: dict[str, cst.BaseExpression], name: str) -> None:
+        analysis = self.analysis
         changes = []
         for use in uses:
-            parent = self.get_metadata(ParentNodeProvider, use, None)
-            if not isinstance(parent, cst.Attribute) or parent.value is not use:
+            parent = analysis.parent(use)
+            if not isinstance(parent, cst.Subscript) or parent.value is not use or len(parent.slice) != 1:
                 continue
-            if self.get_metadata(ExpressionContextProvider, parent, None) is not ExpressionContext.LOAD:
-                return  # `cfg.x = ...` or `del cfg.x`: not a constant
-            if parent.attr.value in fields:
-                changes.append((parent, self._fits(parent, fields[parent.attr.value])))
+            index = parent.slice[0].slice
+            if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
+                continue
+            if index.value.evaluated_value not in entries or analysis.is_store(parent):
+                return  # a key we do not know or a mutation: the dict is not a constant
+            changes.append((parent, analysis.fits(parent, entries[index.value.evaluated_value])))
         if changes:
             (node, replacement), *extra = changes
-            self.edits.append(InlineEdit(node, replacement, tuple(extra), source=name))
+            self.offer(InlineEdit(node, replacement, tuple(extra), source=name))
 
-    def _config_fields(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+
+class ConfigField(_BindingSubPass):
+    """`cfg = Config(hidden=4)`: `cfg.hidden` -> `4`, `cfg.depth` -> the class default, for dataclasses,
+    NamedTuples and plain classes whose fields are constants and that define no constructor: the config
+    object goes, the values it held stay."""
+
+    name = "inline.config-field"
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        value = node.value
+        if not isinstance(value, cst.Call) or _call_dict_entries(value, self.analysis.modules) is not None:
+            return
+        fields = self._fields(value)
+        if fields is None:
+            return
+        analysis = self.analysis
+        changes = []
+        for use in uses:
+            parent = analysis.parent(use)
+            if not isinstance(parent, cst.Attribute) or parent.value is not use:
+                continue
+            if analysis.get(ExpressionContextProvider, parent, None) is not ExpressionContext.LOAD:
+                return  # `cfg.x = ...` or `del cfg.x`: not a constant
+            if parent.attr.value in fields:
+                changes.append((parent, analysis.fits(parent, fields[parent.attr.value])))
+        if changes:
+            (first, replacement), *extra = changes
+            self.offer(InlineEdit(first, replacement, tuple(extra), source=name))
+
+    def _fields(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
         """Field name -> constant value for an instance built by ``call``, or None if not a config class."""
         if not isinstance(call.func, cst.Name):
             return None
-        scope = self.get_metadata(ScopeProvider, call, None)
+        scope = self.analysis.scope(call)
         assignments = list(scope[call.func.value]) if scope is not None else []
         if len(assignments) != 1 or not isinstance(getattr(assignments[0], "node", None), cst.ClassDef):
             return None
-        return config_fields(assignments[0].node, call, self.modules)
+        return config_fields(assignments[0].node, call, self.analysis.modules)
 
-    # -- a variable folded into the statement that rebinds it ---------------------------------------
+
+class UsedOnce(_BindingSubPass):
+    """A variable read once -> its expression at the read (in the same function, or a constant container
+    anywhere): a function's steps collapse into one expression, which then inlines at its call sites."""
+
+    name = "inline.used-once"
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        value = node.value
+        movable = self.analysis.same_function(node, uses[0]) or _constant_container(value, self.analysis.modules)
+        if len(uses) == 1 and not isinstance(value, (*_LITERALS, cst.Name)) and movable:
+            self.offer(InlineEdit(uses[0], self.analysis.fits(uses[0], value), source=name))
+
+
+class Rebinding(_InlineSubPass):
+    """`h = x @ w` then `h = relu(h)` (or `return relu(h)`) -> `h = relu(x @ w)`: the first value is read
+    once, by the next statement, and no later statement can see it; a chain of steps becomes one."""
+
+    name = "inline.rebinding"
+
     def visit_Module(self, node: cst.Module) -> None:
-        self._fold_rebindings(node.body)
+        self._fold(node.body)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._fold_rebindings(node.body)
+        self._fold(node.body)
 
-    def _fold_rebindings(self, body: Sequence[cst.BaseStatement]) -> None:
-        """`h = x @ w` then `h = relu(h)` (or `return relu(h)`) becomes `h = relu(x @ w)`: the first value
-        is read once, by the next statement, and no later statement can see it."""
+    def _fold(self, body: Sequence[cst.BaseStatement]) -> None:
         for first, second in zip(body, body[1:]):
             name, value = _only_assignment(first)
             small = _only_small(second)
@@ -458,72 +597,77 @@ class _Collector(cst.CSTVisitor):
                 continue  # `h[i] = ...` or `h.x = ...` reads h
             use = _single_load(small.value, name)
             if use is not None:
-                self.edits.append(InlineEdit(first, REMOVE, ((use, self._fits(use, value)),)))
+                self.offer(InlineEdit(first, REMOVE, ((use, self.analysis.fits(use, value)),)))  # type: ignore[arg-type]
 
-    # -- functions used once as values --------------------------------------------------------------
+
+class FunctionValue(_InlineSubPass):
+    """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`, `defvjp(fwd, bwd)`) -> `lambda
+    x: e` there: the definition goes, and the lambda can then be inlined or unwrapped further."""
+
+    name = "inline.function-value"
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`) becomes `lambda x: e` there."""
+        analysis = self.analysis
         statements = _body_statements(node)
         expr = _single_return(statements[0]) if len(statements) == 1 else None
         if expr is None or node.decorators or node.asynchronous is not None:
             return
-        uses = self._uses(node, node.name.value)
+        uses = analysis.uses(node, node.name.value)
         if uses is None or len(uses) != 1:
             return
         use = uses[0]
-        parent = self.get_metadata(ParentNodeProvider, use, None)
-        if (isinstance(parent, cst.Call) and parent.func is use) or self._inside(use, node):
+        parent = analysis.parent(use)
+        if (isinstance(parent, cst.Call) and parent.func is use) or analysis.inside(use, node):
             return  # calls are inlined as calls; a recursive function stays
-        use_scope = self.get_metadata(ScopeProvider, use, None)
-        if use_scope is not self.get_metadata(ScopeProvider, node, None) and not isinstance(use_scope, GlobalScope):
+        use_scope = analysis.scope(use)
+        if use_scope is not analysis.scope(node) and not isinstance(use_scope, GlobalScope):
             free = names_in(expr) - {p.name.value for p in _all_params(node.params)}
             if any(name in use_scope.assignments for name in free):
                 return  # a free name would be captured by a local at the use
         if isinstance(expr, cst.Tuple) and not expr.lpar:
             expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `lambda: (a, b)`
         lam = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
-        self.edits.append(InlineEdit(use, self._fits(use, lam), source=node.name.value))
+        self.offer(InlineEdit(use, analysis.fits(use, lam), source=node.name.value))
 
-    def _constant_container(self, value: cst.BaseExpression) -> bool:
-        """`{}`, `[1, 2]`, `{"lr": 0.1}`: the same value when built where it is used instead."""
-        modules = set(self.modules)
-        if isinstance(value, cst.Dict):
-            return all(isinstance(e, cst.DictElement) and is_constant(e.key, modules) and is_constant(e.value, modules)
-                       for e in value.elements)
-        return isinstance(value, (cst.List, cst.Set)) and all(
-            isinstance(e, cst.Element) and is_constant(e.value, modules) for e in value.elements)
 
-    def _same_function(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
-        return self.get_metadata(ScopeProvider, a, None) is self.get_metadata(ScopeProvider, b, None)
+class AllUses(_InlineSubPass):
+    """For a definition inlined at several places, one edit that inlines every use at once: only then does
+    the definition die in the same candidate, so only then is the candidate smaller (the engine accepts only
+    smaller programs). Made from the other sub-passes' edits, and listed before all of them."""
 
-    def _call_dict_entries(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
-        """The entries of `dict(lr=0.1, ...)` or of `json.loads("<a JSON object>")`, else None."""
-        name = qualified_name(call.func, self.modules)
-        if name == "dict" and call.args and all(a.keyword is not None and not a.star for a in call.args):
-            return {a.keyword.value: a.value for a in call.args}  # type: ignore[union-attr]
-        if name == "json.loads" and len(call.args) == 1 and isinstance(call.args[0].value, cst.SimpleString):
-            return _json_entries(call.args[0].value)
-        return None
+    name = "inline.all-uses"
 
-    def _inline_dict_lookups(self, uses: list[cst.Name], entries: dict[str, cst.BaseExpression], name: str) -> None:
-        changes = []
-        for use in uses:
-            parent = self.get_metadata(ParentNodeProvider, use, None)
-            if not isinstance(parent, cst.Subscript) or parent.value is not use or len(parent.slice) != 1:
-                continue
-            index = parent.slice[0].slice
-            if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
-                continue
-            if index.value.evaluated_value not in entries or self._is_store(parent):
-                return  # a key we do not know or a mutation: the dict is not a constant
-            changes.append((parent, self._fits(parent, entries[index.value.evaluated_value])))
-        if changes:
-            (node, replacement), *extra = changes
-            self.edits.append(InlineEdit(node, replacement, tuple(extra), source=name))
+    @classmethod
+    def combine(cls, edits: Sequence[Edit]) -> list[Edit]:
+        by_source: dict[str, list[Edit]] = {}
+        for edit in edits:
+            by_source.setdefault(edit.source, []).append(edit)  # type: ignore[attr-defined]
+        return [
+            InlineEdit(group[0].node, group[0].replacement,
+                       tuple(change for edit in group for change in edit.changes())[1:], source=source,
+                       origin=cls.name)
+            for source, group in by_source.items() if len(group) > 1 and source
+        ]
 
-    def _is_store(self, subscript: cst.Subscript) -> bool:
-        parent = self.get_metadata(ParentNodeProvider, subscript, None)
-        return isinstance(parent, (cst.AssignTarget, cst.AugAssign)) or isinstance(parent, cst.Del)
+
+def _constant_container(value: cst.BaseExpression, aliases: dict[str, str]) -> bool:
+    """`{}`, `[1, 2]`, `{"lr": 0.1}`: the same value when built where it is used instead."""
+    modules = set(aliases)
+    if isinstance(value, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and is_constant(e.key, modules) and is_constant(e.value, modules)
+                   for e in value.elements)
+    return isinstance(value, (cst.List, cst.Set)) and all(
+        isinstance(e, cst.Element) and is_constant(e.value, modules) for e in value.elements)
+
+
+def _call_dict_entries(call: cst.Call, aliases: dict[str, str]) -> dict[str, cst.BaseExpression] | None:
+    """The entries of `dict(lr=0.1, ...)` or of `json.loads("<a JSON object>")`, else None."""
+    name = qualified_name(call.func, aliases)
+    if name == "dict" and call.args and all(a.keyword is not None and not a.star for a in call.args):
+        return {a.keyword.value: a.value for a in call.args}  # type: ignore[union-attr]
+    if name == "json.loads" and len(call.args) == 1 and isinstance(call.args[0].value, cst.SimpleString):
+        return _json_entries(call.args[0].value)
+    return None
 
 
 def _only_small(statement: cst.CSTNode) -> cst.BaseSmallStatement | None:
@@ -583,17 +727,6 @@ def _json_entries(text: cst.SimpleString) -> dict[str, cst.BaseExpression] | Non
         return None  # e.g. NaN or infinity, which have no literal
 
 
-def _is_global(scope, name: str) -> bool:
-    return isinstance(scope, GlobalScope)
-
-
-def _simple_assignments(statement: cst.CSTNode):
-    if isinstance(statement, cst.SimpleStatementLine):
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                yield small.targets[0].target.value, small.value
-
-
 def _assigned_names(statements: Sequence[cst.BaseStatement]) -> set[str]:
     found: set[str] = set()
 
@@ -626,27 +759,27 @@ def _assigned_names(statements: Sequence[cst.BaseStatement]) -> set[str]:
     return found
 
 
-class InlinePass(EditPass):
+class InlinePass(PassGroup):
     """Replace calls of user functions, and uses of constants and aliases, by what they stand for.
 
-    An inlined definition that nothing uses any more is dropped in the same candidate, so inlining the
-    only call of a function makes the program smaller (the engine accepts only smaller programs). For a
-    definition used in several places, an edit that inlines all of them at once comes first.
+    The sub-passes run as one group, their edits in source order (at one node in the order listed here),
+    after the edits that inline every use of a definition at once. An inlined definition that nothing uses
+    any more is dropped in the same candidate, so inlining the only call of a function makes the program
+    smaller (the engine accepts only smaller programs).
     """
 
     name = "inline"
+    analysis = InlineAnalysis
+    subpasses = (AllUses, CallExpression, CallBody, Pair, Constant, ConfigDict, ConfigField, UsedOnce, Rebinding,
+                 FunctionValue)
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        collector = visited(module, _Collector(module))
-        by_source: dict[str, list[InlineEdit]] = {}
-        for edit in collector.edits:
-            by_source.setdefault(edit.source, []).append(edit)  # type: ignore[arg-type]
-        together = [
-            InlineEdit(group[0].node, group[0].replacement,
-                       tuple(change for edit in group for change in edit.changes())[1:], source=source)
-            for source, group in by_source.items() if len(group) > 1 and source
-        ]
-        return [*together, *collector.edits]
+        visiting = [kind for kind in self.chosen if kind is not AllUses]
+        if AllUses not in self.chosen:
+            return self.collect(module, visiting)
+        found = self.collect(module, visiting or [kind for kind in self.subpasses if kind is not AllUses])
+        together = AllUses.combine(found)
+        return [*together, *found] if visiting else together
 
     def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
         inlined = apply_edits(module, edits)
