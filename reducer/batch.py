@@ -86,6 +86,15 @@ def default_outdir(root: Path) -> Path:
     return root.with_name(root.name + ".reduced")
 
 
+def batch_dirs(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None) -> tuple[Path, Path]:
+    """The batch's input and output directories, resolved and checked; the output directory exists after."""
+    root = Path(directory).resolve()
+    out_dir = Path(out).resolve() if out is not None else default_outdir(root)
+    check_dirs(root, out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return root, out_dir
+
+
 def check_dirs(root: Path, out: Path) -> None:
     """InputError unless ``root`` is a directory whose files the outputs can never overwrite."""
     if not root.is_dir():
@@ -243,10 +252,7 @@ def reduce_dir(
         return reduce_dir_on(client, directory, out, Options.of(options, **settings), on_event)
 
     started = time.perf_counter()
-    root = Path(directory).resolve()
-    out_dir = Path(out).resolve() if out is not None else default_outdir(root)
-    check_dirs(root, out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    root, out_dir = batch_dirs(directory, out)
     emit = on_event or (lambda event: None)
     options = Options.of(options, **settings)
     key = options.result_key()

@@ -50,7 +50,7 @@ except ImportError:
     raise ClusterError(INSTALL_HINT) from None
 
 from reducer.batch import (  # noqa: E402 - after the clear error above
-    MANIFEST, FileDone, FileStarted, Manifest, bad_record, check_dirs, default_outdir, file_hash, find_repros,
+    MANIFEST, FileDone, FileStarted, Manifest, bad_record, batch_dirs, file_hash, find_repros,
     now_utc, read_bytes, read_or_empty, reduce_file,
 )
 from reducer.execution.outcome import Kind, Outcome  # noqa: E402
@@ -473,10 +473,7 @@ def reduce_dir_on(client: distributed.Client, directory: str | os.PathLike[str],
     from reducer.report import write_reports
 
     started = time.perf_counter()
-    root = Path(directory).resolve()
-    out_dir = Path(out).resolve() if out is not None else default_outdir(root)
-    check_dirs(root, out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    root, out_dir = batch_dirs(directory, out)
     emit = on_event or (lambda event: None)
     key = options.result_key()
     manifest = Manifest.load(out_dir / MANIFEST, str(root))
