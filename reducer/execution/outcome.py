@@ -73,6 +73,7 @@ class Outcome:
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["kind"] = self.kind.value
+        data["operands"] = list(self.operands)  # JSON has lists; a tuple here would not survive a round trip
         if self.verdict is None:  # no predicate: keep the JSON as it was without one
             del data["verdict"], data["verdict_error"]
         return data
