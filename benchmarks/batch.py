@@ -6,9 +6,9 @@
     python benchmarks/batch.py --work /tmp/bench   # keep outputs there; a rerun resumes the reduction
     python benchmarks/batch.py --work /tmp/bench --from-reports   # results from the reports there, no runs
 
-The corpus holds 12 programs and a hand-written minimal version of each (``NN_name.py`` and
-``NN_name.min.py``), so a perfect bucketing makes 12 buckets of 2: the table says how many pairs share a
-bucket. Prints a table and writes ``benchmarks/batch-results.md`` with the machine and date.
+The corpus holds programs and a hand-written minimal version of each (``NN_name.py`` and
+``NN_name.min.py``), so a perfect bucketing makes one bucket of 2 per program: the table says how many pairs
+share a bucket. Prints a table and writes ``benchmarks/batch-results.md`` with the machine and date.
 """
 
 from __future__ import annotations
@@ -71,8 +71,14 @@ def row(mode: str, report: Report) -> Row:
                sum(r.tokens_after for r in bucketed))
 
 
+def program_count() -> int:
+    """Programs in the corpus: each ``NN_name.py`` beside its ``NN_name.min.py``."""
+    return sum(1 for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
+
+
 def table(rows: list[Row]) -> str:
-    lines = ["| mode | files | failing/reduced | left out | buckets | pairs in one bucket (of 12) | seconds | files/min "
+    lines = [f"| mode | files | failing/reduced | left out | buckets | pairs in one bucket (of {program_count()}) "
+             "| seconds | files/min "
              "| tokens before -> after |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r.mode} | {r.files} | {r.bucketed} | {r.left_out} | {r.buckets} | {r.pairs_together} "
@@ -163,9 +169,9 @@ def write_results(args: argparse.Namespace, rows: list[Row], details: list[tuple
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"jax {jax.__version__}; {now}; --jobs {args.jobs}. The machine was shared with other work, so the times "
         "are an upper bound.", "",
-        "24 files: 12 programs and their hand-written minimal versions, so a perfect bucketing gives 12 buckets "
-        "of 2. Triage runs each file twice on the warm pool; reduction checks each original twice and "
-        "confirms each result in fresh interpreters, on one shared pool.", "",
+        f"{2 * program_count()} files: {program_count()} programs and their hand-written minimal versions, so a "
+        f"perfect bucketing gives {program_count()} buckets of 2. Triage runs each file twice on the warm pool; "
+        "reduction checks each original twice and confirms each result in fresh interpreters, on one shared pool.", "",
         table(rows), "",
     ]
     if any(report.resumed for _, report in details):

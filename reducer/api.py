@@ -28,6 +28,7 @@ from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
 from reducer.judging.oracle import Oracle
 from reducer.options import Options
+from reducer.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
 from reducer.search.size import count_lines, count_tokens
 
@@ -54,10 +55,13 @@ class Result:
     disagreements: int  # accepted programs that a fresh interpreter did not confirm (the goal is 0)
     passes: tuple[PassStats, ...] = ()
     flaky: str | None = None  # "N/M" when a program counted as failing if N of M runs did
+    provenance: Provenance | None = None  # what the result was made from; its header starts ``source``
+    sandbox: str = ""  # what contained the candidates (Sandbox.describe())
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         data["original"] = self.original.to_json()
+        data["provenance"] = self.provenance.to_json() if self.provenance is not None else None
         data["passes"] = [dataclasses.asdict(p) for p in self.passes]
         data["seconds"] = round(self.seconds, 3)
         return data
@@ -105,15 +109,19 @@ def reduce(
     index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
                                    judge.fresh, judge.as_user)
     final = reduction.history[index]
-    keep(final)
+    signature = judge.criterion.describe(judge.original)
+    provenance = provenance_of(program.source, options, signature)
+    result = with_header(provenance.header(), final)
+    keep(result)
     return Result(
-        input=program.path, output=output, signature=judge.criterion.describe(judge.original),
-        original=judge.original, source=final,
+        input=program.path, output=output, signature=signature,
+        original=judge.original, source=result, provenance=provenance,
         tokens_before=count_tokens(program.source), tokens_after=count_tokens(final),
         lines_before=count_lines(program.source), lines_after=count_lines(final),
         tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,
         timeouts=oracle.stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
+        sandbox=options.sandbox_policy().describe(),
     )
 
 
@@ -135,7 +143,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None) -> 
     """Check the original in fresh interpreters (starting the warm workers meanwhile) and decide where and
     for how long candidates run; the workers this starts are closed on exit."""
     criterion = options.criterion()
-    fresh = FreshExecutor(sys_path=program.directory, check=criterion.check)
+    fresh = FreshExecutor(sys_path=program.directory, check=criterion.check, sandbox=options.sandbox_policy())
     owned = workers is None and options.pool
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
         started = starter.submit(_start_pool, program, options) if owned else None
@@ -156,7 +164,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None) -> 
 
 def _start_pool(program: Program, options: Options) -> PoolExecutor:
     return PoolExecutor(options.jobs, sys_path=program.directory, preload=top_level_imports(program.source),
-                        memory_mb=options.memory_mb)
+                        memory_mb=options.memory_mb, sandbox=options.sandbox_policy())
 
 
 def _judge(program: Program, options: Options, criterion: Criterion, original: Outcome, fresh: FreshExecutor,
@@ -175,7 +183,8 @@ def _judge(program: Program, options: Options, criterion: Criterion, original: O
     confirming: Executor = fresh
     # A user's run shows the error as Python prints it, which a predicate or a coin toss cannot be judged by.
     as_user = None if criterion.check is not None or options.flaky is not None else FreshExecutor(
-        sys_path=program.directory, as_user=True, filename=os.path.basename(program.path or "repro.py"))
+        sys_path=program.directory, as_user=True, filename=os.path.basename(program.path or "repro.py"),
+        sandbox=options.sandbox_policy())
     if options.flaky is not None:
         executor = Repeated(executor, criterion, original, options.flaky)
         confirming = Repeated(fresh, criterion, original, options.flaky)

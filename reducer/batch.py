@@ -86,6 +86,15 @@ def default_outdir(root: Path) -> Path:
     return root.with_name(root.name + ".reduced")
 
 
+def batch_dirs(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None) -> tuple[Path, Path]:
+    """The batch's input and output directories, resolved and checked; the output directory exists after."""
+    root = Path(directory).resolve()
+    out_dir = Path(out).resolve() if out is not None else default_outdir(root)
+    check_dirs(root, out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return root, out_dir
+
+
 def check_dirs(root: Path, out: Path) -> None:
     """InputError unless ``root`` is a directory whose files the outputs can never overwrite."""
     if not root.is_dir():
@@ -202,7 +211,8 @@ def start_shared_pool(options: Options, sources: list[bytes]) -> PoolExecutor:
     imports: list[str] = []
     for data in sources:
         imports.extend(top_level_imports(data.decode("utf-8", "replace")))
-    return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb)
+    return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb,
+                        sandbox=options.sandbox_policy())
 
 
 # --- the batch ----------------------------------------------------------------------------------------
@@ -216,6 +226,7 @@ def reduce_dir(
     *,
     workers: PoolExecutor | None = None,
     on_event: Callable[[BatchEvent], None] | None = None,
+    client: Any = None,
     **settings: Any,
 ) -> Report:
     """Reduce every ``*.py`` repro under ``directory`` (recursively) into ``out`` (default: a sibling
@@ -228,14 +239,20 @@ def reduce_dir(
     (also when interrupted, for the files finished so far). ``on_event`` receives a :class:`FileStarted`,
     :class:`FileProgress` and :class:`FileDone` for progress displays. Raises :class:`reducer.InputError`
     if ``directory`` is not a directory or ``out`` contains it.
+
+    With ``client`` (a ``distributed.Client``), every file is reduced on that Dask cluster instead, on a warm
+    pool per worker (:mod:`reducer.cluster`; needs ``pip install 'jax-reduce[dask]'``); outputs, manifest and
+    reports are the same, written here.
     """
     from reducer.report import write_reports  # rendering is only needed at the end
 
+    if client is not None:
+        from reducer.cluster import reduce_dir_on  # Dask is imported only when a cluster is asked for
+
+        return reduce_dir_on(client, directory, out, Options.of(options, **settings), on_event)
+
     started = time.perf_counter()
-    root = Path(directory).resolve()
-    out_dir = Path(out).resolve() if out is not None else default_outdir(root)
-    check_dirs(root, out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    root, out_dir = batch_dirs(directory, out)
     emit = on_event or (lambda event: None)
     options = Options.of(options, **settings)
     key = options.result_key()
@@ -249,7 +266,8 @@ def reduce_dir(
     def report() -> Report:
         return Report(
             mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
-            seconds=time.perf_counter() - started, options=tuple(key.items()), files=tuple(records),
+            seconds=time.perf_counter() - started, files=tuple(records),
+            options=(*key.items(), ("sandbox", options.sandbox_policy().describe())),
             buckets=buckets_of(records, lambda r: read_or_empty(out_dir / (r.output or r.path))),
             resumed=tuple(resumed),
         )

@@ -7,13 +7,16 @@ runs and buckets them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
 
 from reducer.api import InputError, Result, reduce
+from reducer.execution.platform import warm_pool_supported
+from reducer.execution.sandbox import warn_once
 from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
@@ -51,16 +54,35 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                         help="seconds per candidate (default: 10x the original's run where candidates run: at least 2 on "
                              "the warm pool, 10 in fresh interpreters)")
     parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
-                        help="how closely a candidate's failure must match the original's (default: template)")
+                        help="how closely a candidate's failure must match the original's. type: the exception class "
+                             "(crashes: the signal or exit code). template (default): the class, the raising site, "
+                             "every line of the message with numbers, shapes, paths and the program's own names "
+                             "abstracted, the JAX function and primitive that raised, and its operands' dtype kinds "
+                             "(bool/int/uint/float/complex/key), weak types and ranks (crashes: also the XLA CHECK location "
+                             "or fatal message). exact: as template, with the message word for word and exact "
+                             "operand dtypes and ranks")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
-    parser.add_argument("--no-pool", dest="pool", action="store_false",
+    parser.add_argument("--no-pool", dest="pool", action="store_false", default=None,
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
     if not triage:
         parser.add_argument("--memory-limit", type=int, default=0, metavar="MB",
-                            help="cap each candidate's address space (pool workers only; default: no cap)")
+                            help="cap each candidate's resident memory (default: a quarter of the machine's)")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                        help="run candidates with your full rights (no Landlock, socket filter, namespaces or "
+                             "limits); only for programs you trust in every mutated form")
+    parser.add_argument("--allow-write", action="append", default=[], metavar="DIR",
+                        help="let candidates also write under DIR (repeatable); for programs that must write "
+                             "there to fail")
     parser.add_argument("--flaky", metavar="N/M", default=None,
                         help="for programs that fail only sometimes: a program counts as failing the same way when "
                              "at least N of M runs do (e.g. 2/3); without it, every check run must agree")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="for a directory: run its files on a Dask cluster, tcp://HOST:PORT of its scheduler, or "
+                             "local:N to start N worker processes here (default: $DASK_SCHEDULER_ADDRESS if set; "
+                             "needs pip install 'jax-reduce[dask]')")
+    if triage:
+        parser.add_argument("--per-bucket", type=int, default=0, metavar="K",
+                            help="with --scheduler and -o: also reduce the K smallest files of each bucket there")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     if not triage:
         parser.add_argument("--stats", action="store_true",
@@ -75,7 +97,7 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
 
 
 _FLAGS = {"jobs": "--jobs", "timeout": "--timeout", "memory_mb": "--memory-limit", "match": "--match",
-          "flaky": "--flaky"}
+          "allow_write:": "--allow-write", "flaky": "--flaky"}
 
 
 def _with_flag_names(message: str) -> str:
@@ -87,7 +109,9 @@ def _with_flag_names(message: str) -> str:
 def options_from(args: argparse.Namespace) -> Options:
     """The one record of the reduction options the command line chose (ValueError if one is bad)."""
     return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
-                      pool=args.pool, memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky)
+                      pool=warm_pool_supported() if args.pool is None else args.pool,
+                      memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky,
+                      sandbox=args.sandbox, allow_write=tuple(args.allow_write))
 
 
 class ProgressLine:
@@ -124,6 +148,7 @@ def summary(result: Result) -> str:
         f"tests:     {result.tests} run, {result.cache_hits} cache hits, {result.timeouts} rejected by timeout, "
         f"{result.seconds:.1f}s",
         f"output:    {result.output}",
+        result.sandbox,
     ]
     if result.flaky:
         lines.append(f"flaky:     a program counted as failing when {result.flaky.replace('/', ' of ')} runs did; "
@@ -161,10 +186,19 @@ def _payoff(tokens: int, tests: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["triage"]:
-        return triage_main(parse_args(argv[1:], triage=True))
+        args = parse_args(argv[1:], triage=True)
+        if not args.quiet:
+            warn_once(args.options.sandbox_policy())
+        return triage_main(args)
     args = parse_args(argv)
+    if not args.quiet:
+        warn_once(args.options.sandbox_policy())
     if os.path.isdir(args.file):
         return batch_main(args)
+    if args.scheduler:
+        print("jax-reduce: --scheduler runs a directory of repros on a cluster; a single file runs here",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     progress = ProgressLine(sys.stderr, enabled=not args.quiet)
     output = args.output or default_output(args.file)
     if same_file(output, args.file):
@@ -186,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.quiet:
         print(summary(result), file=sys.stderr)
     if args.stats:
+        print(result.sandbox, file=sys.stderr)
         print(pass_table(result.passes), file=sys.stderr)
     return EXIT_OK
 
@@ -205,14 +240,44 @@ def batch_summary(report: Report) -> str:
     return "\n".join(lines)
 
 
+def scheduler_of(args: argparse.Namespace) -> str | None:
+    """The Dask scheduler asked for, by flag or by Dask's own environment variable; None: run here."""
+    return args.scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+
+
+@contextlib.contextmanager
+def cluster_client(address: str | None, quiet: bool) -> Iterator[Any]:
+    """A connected Dask client for ``address`` (closed on exit), or None; Dask is imported only here."""
+    if address is None:
+        yield None
+        return
+    from reducer.cluster import connect  # ClusterError (an InputError) says how to install the extra
+
+    with connect(address) as connection:
+        if not quiet:
+            workers = len(connection.client.scheduler_info(n_workers=-1)["workers"])
+            print(f"jax-reduce: Dask cluster at {connection.client.scheduler.address}, {workers} workers; "
+                  f"dashboard: {connection.client.dashboard_link}", file=sys.stderr)
+        yield connection.client
+
+
+def worker_summary(report: Report, quiet: bool) -> None:
+    if report.ran_on and not quiet:
+        from reducer.cluster import worker_throughput
+
+        for line in worker_throughput(report):
+            print(f"jax-reduce: worker {line}", file=sys.stderr)
+
+
 def batch_main(args: argparse.Namespace) -> int:
     from reducer.batch import reduce_dir
     from reducer.progress import batch_display
 
     display = batch_display(sys.stderr, quiet=args.quiet)
     try:
-        with display:
-            report = reduce_dir(args.file, args.output, args.options, on_event=display.on_event)
+        with cluster_client(scheduler_of(args), args.quiet) as client, display:
+            report = reduce_dir(args.file, args.output, args.options, on_event=display.on_event, client=client)
+        worker_summary(report, args.quiet)
     except InputError as err:
         print(f"jax-reduce: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -239,11 +304,17 @@ def triage_main(args: argparse.Namespace) -> int:
         print(f"jax-reduce: {args.file}: not a directory", file=sys.stderr)
         return EXIT_BAD_INPUT
     quiet = args.quiet or args.json
+    if args.per_bucket and not (scheduler_of(args) and args.output):
+        print("jax-reduce: --per-bucket needs --scheduler (or DASK_SCHEDULER_ADDRESS) and -o OUTDIR", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
-        report = triage_dir(
-            args.file, args.output, args.options,
-            on_done=None if quiet else lambda r: print(f"jax-reduce: {r.path}: {record_line(r)}", file=sys.stderr),
-        )
+        with cluster_client(scheduler_of(args), quiet) as client:
+            report = triage_dir(
+                args.file, args.output, args.options, client=client, per_bucket=args.per_bucket,
+                on_done=None if quiet else lambda r: print(f"jax-reduce: {r.path}: {record_line(r)}",
+                                                           file=sys.stderr),
+            )
+        worker_summary(report, quiet)
     except InputError as err:
         print(f"jax-reduce: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -9,6 +9,8 @@ import os
 import re
 from typing import Any
 
+from reducer.execution.platform import warm_pool_supported
+from reducer.execution.sandbox import Sandbox
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
 from reducer.judging.flaky import Flaky
 from reducer.judging.signature import Level, Signature
@@ -29,8 +31,10 @@ class Options:
     signature: Signature = Signature()  # what "fails the same way" means
     interesting: Predicate | None = None  # a custom criterion replacing the signature (reducer.judging.criterion)
     passes: tuple[Pass, ...] | None = None  # None: the default passes
-    pool: bool = True  # warm workers; False: a fresh interpreter per candidate
-    memory_mb: int = 0  # a cap on each candidate's address space; 0: none
+    pool: bool = dataclasses.field(default_factory=warm_pool_supported)  # warm workers (Linux only); False: fresh
+    memory_mb: int = 0  # a cap on each candidate's memory; 0: the sandbox's default (a quarter of the machine)
+    sandbox: bool = True  # contain candidates (reducer.execution.sandbox); False: --no-sandbox
+    allow_write: tuple[str, ...] = ()  # directories candidates may also write (--allow-write)
     flaky: Flaky | None = None  # accept a program when N of M runs fail the same way; None: every run must
 
     def __post_init__(self) -> None:
@@ -38,8 +42,14 @@ class Options:
             raise ValueError("jobs must be at least 1")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError("timeout must be positive")
+        if self.pool and not warm_pool_supported():
+            raise ValueError("pool: the warm pool needs Linux (forked jax processes watched by pidfd); "
+                             "use pool=False (--no-pool): candidates then run in fresh interpreters")
         if self.memory_mb < 0:
             raise ValueError("memory_mb must not be negative")
+        for directory in self.allow_write:
+            if not os.path.isdir(directory):
+                raise ValueError(f"allow_write: {directory} is not a directory")
         if self.interesting is not None and not callable(self.interesting):
             raise ValueError("interesting must be a callable interesting(outcome, source) -> bool")
         if self.signature.match is not None:
@@ -61,11 +71,17 @@ class Options:
             settings["jobs"] = default_jobs()
         if "signature" in settings or "match" in settings:
             settings["signature"] = as_signature(settings.get("signature", base.signature), settings.pop("match", None))
+        if "allow_write" in settings:
+            settings["allow_write"] = tuple(os.path.realpath(d) for d in settings["allow_write"])
         if isinstance(settings.get("flaky"), str):
             settings["flaky"] = Flaky.parse(settings["flaky"])
         if settings.get("passes") is not None:
             settings["passes"] = tuple(settings["passes"])
         return dataclasses.replace(base, **settings)
+
+    def sandbox_policy(self) -> Sandbox:
+        """What contains this reduction's candidates, sized from the machine (never from ``jobs``)."""
+        return Sandbox.for_machine(self.sandbox, self.allow_write, self.memory_mb)
 
     def criterion(self) -> Criterion:
         """The criterion candidates are judged by (a shipped predicate, or the signature)."""

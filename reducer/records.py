@@ -29,7 +29,10 @@ class Status(str, enum.Enum):
     NO_MATCH = "no-match"  # fails, but not matching --match
     FLAKY = "flaky"  # two runs disagreed
     TIMEOUT = "timeout"
+    SANDBOX_DENIED = "sandbox-denied"  # fails only because the sandbox denied it a write (needs --allow-write)
     ERROR = "error"  # an internal error of jax-reduce on this file (retried on resume)
+    KILLED_WORKER = "killed-worker"  # on a cluster: its worker died every time it ran (reducer.cluster)
+    TOO_LARGE = "too-large"  # on a cluster: it and the files beside it exceed what a task carries
 
     @property
     def bucketed(self) -> bool:
@@ -146,6 +149,7 @@ class Report:
     files: tuple[FileRecord, ...]
     buckets: tuple[Bucket, ...]
     resumed: tuple[str, ...] = ()  # files whose record came from an earlier run's manifest
+    ran_on: tuple[tuple[str, str, int], ...] = ()  # on a cluster: (file, worker, attempts) for files run there
 
     def count(self, status: Status) -> int:
         return sum(1 for record in self.files if record.status is status)
@@ -166,6 +170,7 @@ class Report:
             "buckets": [bucket.to_json() for bucket in self.buckets],
             "files": [record.to_json() for record in self.files],
             "resumed": list(self.resumed),
+            **({"ran_on": [list(entry) for entry in self.ran_on]} if self.ran_on else {}),
         }
 
     @classmethod
@@ -180,4 +185,5 @@ class Report:
             files=tuple(FileRecord.from_json(r) for r in data["files"]),
             buckets=tuple(Bucket.from_json(b) for b in data["buckets"]),
             resumed=tuple(data["resumed"]),
+            ran_on=tuple(tuple(entry) for entry in data.get("ran_on", ())),
         )

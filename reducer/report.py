@@ -34,8 +34,9 @@ def summary_line(report: Report) -> str:
         counts[record.status.value] = counts.get(record.status.value, 0) + 1
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
     resumed = f" ({len(report.resumed)} from an earlier run)" if report.resumed else ""
+    sandbox = dict(report.options).get("sandbox")
     return (f"{len(report.files)} files{resumed}: {parts or 'none'}; {len(report.buckets)} buckets; "
-            f"{report.seconds:.1f}s")
+            f"{report.seconds:.1f}s" + (f"; {sandbox}" if sandbox else ""))
 
 
 def sizes(before: int, after: int) -> str:
@@ -102,6 +103,9 @@ def render_markdown(report: Report) -> str:
             f"| {md_cell(record.path)} | {record.status.value} | {tokens} | {file_lines} | {record.tests} | "
             f"{record.timeouts} | {record.seconds:.1f} | {md_cell(file_note(record))} |"
         )
+    if report.ran_on:  # a cluster run: where each file ran
+        lines += ["", "## Workers", "", "| file | worker | attempts |", "|---|---|---|"]
+        lines += [f"| {md_cell(rel)} | {md_cell(worker)} | {attempts} |" for rel, worker, attempts in report.ran_on]
     return "\n".join(lines) + "\n"
 
 

@@ -75,6 +75,8 @@ def triage_dir(
     *,
     workers: PoolExecutor | None = None,
     on_done: Callable[[FileRecord], None] | None = None,
+    client: Any = None,
+    per_bucket: int = 0,
     **settings: Any,
 ) -> Report:
     """Triage a directory's repros (or a list of files); with ``out``, also write the reports there.
@@ -83,6 +85,10 @@ def triage_dir(
     ``match``, ``pool``, ``flaky``). Each file runs twice (on the warm pool unless ``pool=False``; ``workers`` shares a
     running one), ``jobs`` files at a time; the representative of a bucket is its smallest original.
     ``on_done`` is called as each file finishes.
+
+    With ``client`` (a ``distributed.Client``), the files run on that Dask cluster and are bucketed here; with
+    ``out`` and ``per_bucket`` K as well, the K smallest originals of each bucket are then reduced on the
+    cluster into ``out`` (:func:`reducer.cluster.triage_dir_on`).
     """
     from reducer.report import write_reports
 
@@ -93,10 +99,18 @@ def triage_dir(
         check_dirs(root, out_dir)
         files = [rel for rel in files if not (root / rel).is_relative_to(out_dir)]
     options = Options.of(options, **settings)
+    if client is not None:
+        from reducer.cluster import triage_dir_on  # Dask is imported only when a cluster is asked for
+
+        return triage_dir_on(client, root, files, out_dir, options, on_done, per_bucket=per_bucket)
+    if per_bucket:
+        raise ValueError("per_bucket needs a cluster (client=...)")
     jobs, signature, timeout = options.jobs, options.signature, options.timeout
     owned = workers is None and options.pool
-    pool = PoolExecutor(jobs) if owned else workers if options.pool else None
-    executor = (lambda sys_path: pool.program(sys_path)) if pool is not None else FreshExecutor
+    policy = options.sandbox_policy()
+    pool = PoolExecutor(jobs, sandbox=policy) if owned else workers if options.pool else None
+    executor = ((lambda sys_path: pool.program(sys_path)) if pool is not None
+                else (lambda sys_path: FreshExecutor(sys_path=sys_path, sandbox=policy)))
     done = on_done or (lambda record: None)
     records: dict[str, FileRecord] = {}
     try:
@@ -115,7 +129,8 @@ def triage_dir(
     report = Report(
         mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
         seconds=time.perf_counter() - started,
-        options=(("signature", signature.level.value), ("match", signature.match), ("timeout", timeout)),
+        options=(("signature", signature.level.value), ("match", signature.match), ("timeout", timeout),
+                 ("sandbox", policy.describe())),
         files=ordered, buckets=buckets_of(ordered, lambda r: read_or_empty(root / r.path)),
     )
     if out_dir is not None:

@@ -6,11 +6,19 @@ import pytest
 
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.pool import PoolExecutor
+from reducer.execution.sandbox import Sandbox
 
 
 @pytest.fixture(scope="session")
-def pool():
-    executor = PoolExecutor(2)
+def writable(tmp_path_factory):
+    """Where test programs that keep state (a flaky repro's counter) write: allowed to the session's pool and
+    to reductions given ``allow_write=(writable,)`` (every other directory is read-only to candidates)."""
+    return tmp_path_factory.mktemp("writable")
+
+
+@pytest.fixture(scope="session")
+def pool(writable):
+    executor = PoolExecutor(2, sandbox=Sandbox.for_machine(allow_write=(str(writable),)))
     yield executor
     executor.close()
 
@@ -65,9 +73,9 @@ else:
 
 
 @pytest.fixture(scope="session")
-def make_repro_dir(tmp_path_factory):
+def make_repro_dir(tmp_path_factory, writable):
     """A fresh copy of tests/data/batch (8 realistic repros of 5 bugs, a non-UTF-8 file, a syntax error,
-    a program that works) plus a flaky repro whose counter lives beside the copy."""
+    a program that works) plus a flaky repro whose counter lives in ``writable``."""
     import shutil
     from pathlib import Path
 
@@ -77,7 +85,7 @@ def make_repro_dir(tmp_path_factory):
         base = tmp_path_factory.mktemp("repros")
         root = base / "repros"
         shutil.copytree(data, root)
-        counter = base / "counter"
+        counter = writable / f"counter-{base.name}"
         counter.write_text("0")
         (root / "train" / "flaky_counter.py").write_text(FLAKY_REPRO.format(counter=str(counter)))
         return root

@@ -4,6 +4,13 @@
   JAX API saves ``$JAX_REPRO_DIR/<name>_<n>.py``.
 - Explicit: ``tracker.collect(fn, repro_name="name")`` saves a repro each time ``fn`` runs.
 - ``jax-track script.py`` runs a script under the tracker (``--reduce`` also reduces the repro).
+
+What it owns: the hooks on JAX's APIs (hook, apis, firstorder), the recorded call tree (runtime,
+calltree, values), turning that tree into a repro (emitter; scopes.check_scopes checks that every
+name a repro reads is bound) and saving it (api, cli, config).
+What it may import: jax, numpy, libcst, the standard library, ``reprokit`` and the reducer's public
+face only (``reducer`` itself, for ``--reduce`` and signatures); never a reducer submodule
+(tests/test_architecture.py enforces it). The reducer never imports the tracker.
 """
 
 import sys as _sys

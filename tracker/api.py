@@ -153,7 +153,8 @@ def save_repro(failing: Statement, name: str, directory: str | None = None) -> s
         os.makedirs(directory, exist_ok=True)
         with _save_lock:
             stem = _free_stem(directory, _safe(name))
-            emitted = emit(roots_for(failing), RUNTIME.flags, os.path.abspath(os.path.join(directory, f"{stem}.npz")))
+            emitted = emit(roots_for(failing), RUNTIME.flags, os.path.abspath(os.path.join(directory, f"{stem}.npz")),
+                           RUNTIME.snapshots)
             source = emitted.module.code
             previous = _by_name.get((directory, name))
             if previous is not None and previous[1] == source:

@@ -78,8 +78,3 @@ def walk(statements: list[Statement]):
         yield statement
         for function in statement.children():
             yield from walk(function.body)
-
-
-def functions_under(statements: list[Statement]):
-    for statement in walk(statements):
-        yield from statement.children()

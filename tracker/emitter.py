@@ -15,7 +15,7 @@ import enum
 import itertools
 import os
 import types
-from typing import Any
+from typing import Any, Mapping
 
 import libcst as cst
 import numpy as np
@@ -47,10 +47,13 @@ def is_named(obj: Any) -> bool:
 
 
 class Emitter:
-    def __init__(self, roots: list[Statement], flags: Flags, npz_name: str = ""):
+    def __init__(self, roots: list[Statement], flags: Flags, npz_name: str = "",
+                 snapshots: Mapping[int, tuple[Any, Any]] | None = None):
         self.roots = roots
         self.flags = flags
         self.npz_name = npz_name
+        # id(donated array) -> (array, host copy taken before the donating call): the value it had.
+        self.snapshots: Mapping[int, tuple[Any, Any]] = snapshots or {}
         self.names: dict[int, str] = {}
         self.def_scopes: dict[int, list[Scope]] = {}
         self.uses: dict[Scope, list[Any]] = {}
@@ -88,7 +91,11 @@ class Emitter:
                     self.leaks.setdefault(id(value), self.fresh("leaked"))
 
     def _index_statement(self, stmt: Statement, scope: Scope, seen: set[int]) -> None:
-        self._use(scope, (stmt.args, stmt.kwargs, _option_values(stmt)))
+        # One use per argument, as ``call`` writes them: the args tuple taken whole could match a
+        # container parameter (a rule's ``primals``) and hide the leaves the call reads by name.
+        for arg in (*stmt.args, *stmt.kwargs.values()):
+            self._use(scope, arg)
+        self._use(scope, _option_values(stmt))
         for fdef in stmt.children():
             if fdef.id in seen:
                 continue
@@ -353,8 +360,7 @@ class Emitter:
             def saved(a: np.ndarray, name: str = name) -> str:
                 self.arrays[name] = a
                 return f"_arrays[{name!r}]"
-        from tracker.runtime import RUNTIME
-        kept = RUNTIME.snapshots.get(id(array))
+        kept = self.snapshots.get(id(array))
         value = kept[1] if kept is not None and kept[0] is array else array  # donated: the copy
         literal = V.array_literal(value, self.flags.fake_array_threshold, saved)
         self.keep.append(array)
@@ -610,5 +616,8 @@ def _defining_module(primitive: Any) -> tuple[str, str] | None:
     return None
 
 
-def emit(roots: list[Statement], flags: Flags, npz_name: str = "") -> Emitted:
-    return Emitter(roots, flags, npz_name).emit()
+def emit(roots: list[Statement], flags: Flags, npz_name: str = "",
+         snapshots: Mapping[int, tuple[Any, Any]] | None = None) -> Emitted:
+    """The repro of ``roots``; ``snapshots`` are host copies of donated arrays (by id), taken before
+    the call that donated them."""
+    return Emitter(roots, flags, npz_name, snapshots).emit()

@@ -18,8 +18,10 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome
-from reducer.execution.runner import TRACKER_ENV, candidate_env as runner_env, read_report
+from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report
+from reducer.execution.sandbox import MIB, Sandbox
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
@@ -102,6 +104,7 @@ class FreshExecutor:
     # folder, the user's environment, the normal interpreter exit; ``filename`` is the program's own name.
     as_user: bool = False
     filename: str = ""
+    sandbox: Sandbox = dataclasses.field(default_factory=Sandbox.for_machine)
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
@@ -122,6 +125,7 @@ class FreshExecutor:
             # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
             env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
             argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
+        env.update({SANDBOX_ENV: self.sandbox.to_json(), PARENT_ENV: str(os.getpid())})  # applied by the runner
         program.write_text(source)
         if self.check is not None and not self.as_user:
             (workdir / ".predicate").write_bytes(self.check)
@@ -144,6 +148,9 @@ class FreshExecutor:
                     if time.perf_counter() > deadline:
                         kill_group(proc)
                         return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
+                    if over_memory(proc.pid, self.sandbox):
+                        kill_group(proc)
+                        return memory_outcome(self.sandbox, time.perf_counter() - start)
                 except BaseException:
                     kill_group(proc)  # Ctrl-C: the candidate runs in its own session, so it would outlive us
                     raise
@@ -154,6 +161,15 @@ class FreshExecutor:
 
     def close(self) -> None:
         pass
+
+
+def over_memory(pid: int, sandbox: Sandbox) -> bool:
+    """Whether the process ``pid`` and its descendants hold more resident memory than the policy allows."""
+    return bool(sandbox.memory_bytes) and platform.tree_rss(pid) > sandbox.memory_bytes
+
+
+def memory_outcome(sandbox: Sandbox, seconds: float) -> Outcome:
+    return Outcome(kind=Kind.MEMORY, message=f"over the {sandbox.memory_bytes // MIB} MiB memory limit", seconds=seconds)
 
 
 def finished_outcome(returncode: int, reported: Outcome | None, stderr_tail: str, seconds: float,

@@ -13,6 +13,7 @@ import signal as _signal
 import sys
 from typing import Any
 
+from reprokit.facts import safe_facts_of
 from reprokit.records import known_fields
 
 PROGRAM_SITE = "<program>"  # raising site inside the program being reduced: its own names are not kept
@@ -23,6 +24,7 @@ class Kind(str, enum.Enum):
     EXCEPTION = "exception"
     TIMEOUT = "timeout"
     CRASH = "crash"  # killed by a signal, or exited without reporting (os._exit, hard abort)
+    MEMORY = "memory"  # stopped by the reducer for using more memory than the sandbox allows
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +40,10 @@ class Outcome:
     exit_code: int = 0  # for crashes that exited without reporting
     seconds: float = 0.0
     stderr_tail: str = ""  # last lines of stderr, for crashes (XLA check failures print there)
+    # Operand facts at the raising JAX call (reprokit.facts), computed in the candidate's own process:
+    primitive: str = ""  # the innermost Primitive.bind on the traceback: "dot_general"
+    api: str = ""  # the innermost public JAX function on it: "jax.numpy.matmul"
+    operands: tuple[str, ...] = ()  # "[~]dtype:rank" of the bind's operands, else of the function's array args
     verdict: bool | None = None  # a custom predicate's answer (reducer.judging.criterion), when one is in use
     verdict_error: str = ""  # what the predicate raised, if it did
 
@@ -58,6 +64,8 @@ class Outcome:
             if self.signal:
                 return f"crash: killed by {signal_name(self.signal)}"
             return f"crash: exited with code {self.exit_code} without reporting"
+        if self.kind is Kind.MEMORY:
+            return f"memory: {self.message or 'over the memory limit'}"
         if self.kind is Kind.TIMEOUT:
             return f"timeout after {self.seconds:.1f}s"
         return "success (no error)"
@@ -65,6 +73,7 @@ class Outcome:
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["kind"] = self.kind.value
+        data["operands"] = list(self.operands)  # JSON has lists; a tuple here would not survive a round trip
         if self.verdict is None:  # no predicate: keep the JSON as it was without one
             del data["verdict"], data["verdict_error"]
         return data
@@ -73,6 +82,7 @@ class Outcome:
     def from_json(cls, data: dict[str, Any]) -> Outcome:
         values = known_fields(cls, data)
         values["kind"] = Kind(values["kind"])
+        values["operands"] = tuple(values.get("operands", ()))
         return cls(**values)
 
 
@@ -147,6 +157,7 @@ def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> 
     except Exception as err:  # a broken __str__ must not hide the failure
         message = f"<unprintable {type(exc).__name__}: {err!r}>"
     module, function = site_of(traceback_frames(exc), program_file)
+    facts = safe_facts_of(exc, program_file)
     return Outcome(
         kind=Kind.EXCEPTION,
         exc_type=public_type_name(type(exc)),
@@ -154,6 +165,9 @@ def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> 
         site_module=module,
         site_function=function,
         seconds=seconds,
+        primitive=facts.primitive,
+        api=facts.function,
+        operands=facts.operands,
     )
 
 

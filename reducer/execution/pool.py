@@ -34,6 +34,7 @@ from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
 )
 from reducer.execution.runner import candidate_env
+from reducer.execution.sandbox import Sandbox
 from reducer.execution.zygote import BASE_PRELOAD
 
 _POLL = 0.02  # seconds between checks for cancellation while a candidate runs
@@ -61,7 +62,7 @@ def needs_fresh_interpreter(source: str) -> bool:
 
 _ZYGOTE_BOOTSTRAP = (
     "import sys, json; sys.path.insert(0, sys.argv[1]); from reducer.execution.zygote import zygote_main; "
-    "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5])"
+    "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6])"
 )
 
 
@@ -99,12 +100,16 @@ class PoolExecutor:
     """Runs candidates on ``jobs`` warm zygote workers; an :class:`~reducer.execution.fresh.Executor`."""
 
     def __init__(self, jobs: int, *, sys_path: str = "", preload: list[str] | None = None, memory_mb: int = 0,
-                 share_compilations: bool = True, in_place: bool = True):
+                 share_compilations: bool = True, in_place: bool = True, sandbox: Sandbox | None = None):
         self.sys_path = sys_path
-        self.memory_mb = memory_mb
+        self.sandbox = sandbox if sandbox is not None else Sandbox.for_machine(memory_mb=memory_mb)
+        # Without a sandbox, --memory-limit is an address-space cap in a child per candidate (the old way).
+        self.memory_mb = 0 if self.sandbox.enabled else memory_mb
         self.in_place = in_place
-        # One persistent compilation cache per pool, private to it and removed by close().
-        self.cache_dir = tempfile.mkdtemp(prefix="jax-reduce-xla-") if share_compilations else ""
+        # One persistent compilation cache per pool, private to it and removed by close(). Under the sandbox
+        # candidates cannot write it (a planted entry would be code run by later candidates), so none is kept.
+        share = share_compilations and not self.sandbox.enabled
+        self.cache_dir = tempfile.mkdtemp(prefix="jax-reduce-xla-") if share else ""
         self.preload = [m for m in (preload or []) if m not in BASE_PRELOAD]
         self.stats = PoolStats()
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -118,7 +123,7 @@ class PoolExecutor:
     def _spawn(self, preload: list[str]) -> _Worker:
         ours, theirs = socket.socketpair()
         argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), json.dumps(preload),
-                self.sys_path, self.cache_dir]
+                self.sys_path, self.cache_dir, self.sandbox.to_json()]
         env = candidate_env()
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
@@ -175,7 +180,7 @@ class PoolExecutor:
                     check: bytes | None) -> Outcome:
         if needs_fresh_interpreter(source):
             self.stats.fresh_fallbacks += 1
-            return FreshExecutor(sys_path=sys_path, check=check).run(source, timeout, cancel)
+            return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
         worker = self._idle.get()
         try:
             outcome = self._run_on(worker, source, timeout, cancel, sys_path, check)

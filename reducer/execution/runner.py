@@ -8,6 +8,7 @@ change what it sees.
 from __future__ import annotations
 
 import dataclasses
+import atexit
 import os
 import sys
 import time
@@ -15,8 +16,13 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
+from reducer.execution.sandbox import Sandbox
+
+SANDBOX_ENV = "JAX_REDUCE_SANDBOX"  # the policy (JSON) a fresh interpreter applies to itself before the candidate
+PARENT_ENV = "JAX_REDUCE_PARENT"  # the reducer's pid: a fresh interpreter whose reducer is already gone exits
 
 # Candidates run with JAX's traceback filtering off, so the raising site inside jax is visible.
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -105,10 +111,27 @@ def write_report(outcome: Outcome, path: str) -> None:
     os.replace(tmp, path)
 
 
+def enter_sandbox() -> Sandbox | None:
+    """Apply the policy the reducer passed in the environment to this fresh interpreter (still single-threaded)."""
+    policy = os.environ.pop(SANDBOX_ENV, "")
+    parent = os.environ.pop(PARENT_ENV, "")
+    sandbox = Sandbox.from_json(policy) if policy else None
+    if sandbox is None or not sandbox.enabled:
+        return sandbox
+    platform.die_with_parent()
+    if parent and os.getppid() != int(parent):
+        os._exit(1)  # the reducer died while this interpreter started, before it could tie itself to it
+    if sandbox.namespaces:
+        platform.private_namespaces(max_tasks=sandbox.processes)  # this process goes on as PID 2 of its own namespaces
+    sandbox.enter(os.getcwd())
+    return sandbox
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
+    sandbox = enter_sandbox()
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
     with open(program) as f:
@@ -119,6 +142,8 @@ def main(argv: list[str] | None = None) -> None:
             check = f.read()
     outcome = run_and_judge(source, os.path.abspath(program), check)
     write_report(outcome, result)
+    if sandbox is not None and sandbox.enabled:
+        platform.kill_descendants()  # whatever the candidate left running, daemons included (we are their subreaper)
     # Skip interpreter teardown (atexit hooks of jax, thread joins): the outcome is already recorded.
     os._exit(0)
 
@@ -134,6 +159,9 @@ def main_as_user(argv: list[str] | None = None) -> None:
 
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
+    sandbox = enter_sandbox()
+    if sandbox is not None and sandbox.enabled:
+        atexit.register(platform.kill_descendants)  # after the normal exit's thread joins
     if len(args) > 2 and args[2]:
         sys.path.insert(1, args[2])  # after the script's own directory, as for `python prog.py`
     sys.argv = [program]

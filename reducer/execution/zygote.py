@@ -20,7 +20,6 @@ compilations, which recur from one near-identical candidate to the next, are rea
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import os
 import select
@@ -35,7 +34,8 @@ from pathlib import Path
 
 from multiprocess.connection import Connection
 
-from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, read_tail
+from reducer.execution import platform
+from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, memory_outcome, over_memory, read_tail
 from reducer.execution.isolation import Snapshot, patches_modules
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
@@ -43,12 +43,15 @@ from reducer.execution.protocol import (
     receive, send,
 )
 from reducer.execution.runner import run_and_judge
+from reducer.execution.sandbox import Sandbox
 
 BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
 # Imported lazily by jax's first lowering (~30 ms in every child otherwise); they start no threads.
 LOWERING_PRELOAD = ("jax._src.compilation_cache", "jaxlib.mlir._mlir_libs._mlirHlo", "jaxlib.mlir.dialects.builtin",
                     "jaxlib.mlir.dialects.mhlo", "jaxlib.mlir.extras.meta")
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
+WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
+SANDBOX_FAILED = 70  # exit code of a runner or child that could not enter its sandbox (it runs nothing)
 
 
 def _backend_started() -> bool:
@@ -69,8 +72,13 @@ def _share_compilations(cache_dir: str) -> None:
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
-def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "") -> None:
+def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "") -> None:
     """Entry point of a worker process, talking to the reducer over the socket ``fd``."""
+    sandbox = Sandbox.from_json(policy) if policy else Sandbox(enabled=False)
+    if sandbox.enabled and sandbox.namespaces:
+        # Still single-threaded: from here on this worker is PID 2 of private namespaces whose init exits
+        # when the reducer hangs up, taking every process the candidates started with it.
+        platform.private_namespaces(watch_fd=fd, tied=False, max_tasks=sandbox.processes)
     conn = Connection(fd)
     if sys_path:
         sys.path.insert(0, sys_path)
@@ -95,7 +103,9 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "")
     send(conn, Ready(unsafe, tuple(skipped)))
     if unsafe:
         return  # the parent restarts this worker without the program's imports
-    zygote = Zygote(conn)
+    if sandbox.enabled:
+        platform.become_subreaper()  # orphans of killed candidates come back here, to be killed
+    zygote = Zygote(conn, sandbox)
     while True:
         try:
             message = receive(conn, Run, Cancel, Exit)
@@ -116,50 +126,67 @@ class _Runner:
     pid: int
     conn: Connection
     exit_fd: int  # a pidfd: readable once the runner has exited
+    scratch: str  # the one directory it may write; its candidates run in a subdirectory emptied after each
     served: int = 0
 
 
 class Zygote:
     """Serves candidates in a zygote, keeping at most one runner alive."""
 
-    def __init__(self, conn: Connection):
+    def __init__(self, conn: Connection, sandbox: Sandbox | None = None):
         self.conn = conn  # to the reducer: replies, and cancels while a candidate runs
+        self.sandbox = sandbox or Sandbox(enabled=False)
         self.runner: _Runner | None = None
 
     def serve(self, job: Job) -> Finished | Abandoned:
         """Run one candidate; the reply for the reducer."""
+        if job.in_place and not job.memory_mb and not patches_modules(job.source):
+            return self._on_runner(job)
         workdir = tempfile.mkdtemp(prefix="jax-reduce-")
         try:
-            if job.in_place and not job.memory_mb and not patches_modules(job.source):
-                return self._on_runner(job, workdir)
             return self._in_own_child(job, workdir)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
     # in place ------------------------------------------------------------------------------------------
 
-    def _on_runner(self, job: Job, workdir: str) -> Finished | Abandoned:
+    def _on_runner(self, job: Job) -> Finished | Abandoned:
         runner_how = "reused"
         start = time.perf_counter()
-        candidate = Candidate(job.source, workdir, job.sys_path, job.check)
         try:
             if self.runner is None:
                 raise BrokenPipeError
-            send(self.runner.conn, candidate)
+            workdir = _fresh_workdir(self.runner.scratch)
+            send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
             if self.runner is not None:
                 self._end_runner()
             self.runner = self._fork_runner()
             runner_how = "new"
-            send(self.runner.conn, candidate)
+            workdir = _fresh_workdir(self.runner.scratch)
+            send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         runner = self.runner
         runner.served += 1
+        try:
+            return self._await_runner(runner, job, workdir, start, runner_how)
+        finally:
+            _empty(runner.scratch)
+
+    def _await_runner(self, runner: _Runner, job: Job, workdir: str, start: float, runner_how: str,
+                      ) -> Finished | Abandoned:
         while True:
             remaining = start + job.timeout - time.perf_counter()
             if remaining <= 0:
                 self._end_runner()
                 return Finished(Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start), How(runner_how))
-            readable, _, _ = select.select([runner.conn, runner.exit_fd, self.conn], [], [], remaining)
+            wait = min(remaining, WATCH_SECONDS) if self.sandbox.memory_bytes else remaining
+            readable, _, _ = select.select([runner.conn, runner.exit_fd, self.conn], [], [], wait)
+            if not readable:
+                if over_memory(runner.pid, self.sandbox):
+                    self._end_runner()
+                    outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
+                    return Finished(outcome, How(runner_how, ("memory",)))
+                continue
             report = _report_from(runner.conn) if runner.conn in readable else None
             if report is not None:
                 retired = report.dirt or (("lifetime",) if runner.served >= RUNNER_LIFETIME else ())
@@ -178,16 +205,17 @@ class Zygote:
 
     def _fork_runner(self) -> _Runner:
         ours, theirs = socket.socketpair()
+        scratch = tempfile.mkdtemp(prefix="jax-reduce-runner-")
         pid = os.fork()
         if pid == 0:
             try:
                 ours.close()
                 self.conn.close()  # candidates must not talk to the reducer's pipe
-                _runner_main(Connection(theirs.detach()))
+                _runner_main(Connection(theirs.detach()), self.sandbox, scratch)
             finally:
                 os._exit(0)
         theirs.close()
-        return _Runner(pid, Connection(ours.detach()), os.pidfd_open(pid))
+        return _Runner(pid, Connection(ours.detach()), os.pidfd_open(pid), scratch)
 
     def _end_runner(self) -> int:
         """Kill the runner and everything it started; return its wait status."""
@@ -196,7 +224,14 @@ class Zygote:
         status = _kill(runner.pid)
         runner.conn.close()
         os.close(runner.exit_fd)
+        shutil.rmtree(runner.scratch, ignore_errors=True)
+        self._kill_orphans()
         return status
+
+    def _kill_orphans(self) -> None:
+        """Kill what killed candidates left behind (daemons that came back to this subreaper), sparing the runner."""
+        if self.sandbox.enabled:
+            platform.kill_descendants(keep=self.runner.pid if self.runner is not None else 0)
 
     # in a child of its own ------------------------------------------------------------------------------
 
@@ -207,13 +242,37 @@ class Zygote:
         if pid == 0:
             os.close(read_fd)
             self.conn.close()
-            _own_child(job, workdir, write_fd)
+            _own_child(job, workdir, write_fd, self.sandbox)
         os.close(write_fd)
         try:
-            outcome = _watch(self.conn, pid, read_fd, start, job.timeout, workdir)
+            outcome = _watch(self.conn, pid, read_fd, start, job.timeout, workdir, self.sandbox)
         finally:
             os.close(read_fd)
+            self._kill_orphans()
         return Finished(outcome, How("fork")) if outcome is not None else Abandoned(How("fork"))
+
+
+def _fresh_workdir(scratch: str) -> str:
+    workdir = os.path.join(scratch, "candidate")
+    os.mkdir(workdir)
+    return workdir
+
+
+def _empty(directory: str) -> None:
+    """Remove everything a candidate left in its runner's scratch directory (the directory itself stays)."""
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        path = os.path.join(directory, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
 
 def _report_from(conn: Connection) -> Report | None:
@@ -247,7 +306,8 @@ def _kill(pid: int) -> int:
     return os.waitpid(pid, 0)[1]
 
 
-def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: float, workdir: str) -> Outcome | None:
+def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: float, workdir: str,
+           sandbox: Sandbox) -> Outcome | None:
     """Wait for a candidate's own child to report and exit, for its deadline, or for a cancel (None)."""
     exit_fd = os.pidfd_open(pid)  # readable once the child has exited
     chunks: list[bytes] = []
@@ -257,7 +317,11 @@ def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: floa
             if remaining <= 0:
                 _kill(pid)
                 return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
-            readable, _, _ = select.select([read_fd, exit_fd, conn], [], [], remaining)
+            wait = min(remaining, WATCH_SECONDS) if sandbox.memory_bytes else remaining
+            readable, _, _ = select.select([read_fd, exit_fd, conn], [], [], wait)
+            if not readable and over_memory(pid, sandbox):
+                _kill(pid)
+                return memory_outcome(sandbox, time.perf_counter() - start)
             if read_fd in readable:
                 chunk = os.read(read_fd, 1 << 16)
                 if chunk:
@@ -302,14 +366,6 @@ def _drain(fd: int) -> list[bytes]:
 # --- in the forked processes --------------------------------------------------------------------------
 
 
-def _die_with_parent() -> None:
-    """Have the kernel kill this process when its zygote dies (a candidate may kill the zygote)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def _enter(workdir: str, sys_path: str) -> str:
     """Make ``workdir`` the candidate's cwd, home and temp dir and its stderr's file; return the program path."""
     os.chdir(workdir)
@@ -330,11 +386,14 @@ def _quiet_std_fds() -> int:
     return null
 
 
-def _own_child(job: Job, workdir: str, write_fd: int) -> None:
+def _own_child(job: Job, workdir: str, write_fd: int, sandbox: Sandbox) -> None:
     """A candidate's own child: isolate, run it, report, exit without teardown."""
     try:
         os.setsid()  # own process group: a timeout kills everything the candidate starts
+        platform.die_with_parent()
         _quiet_std_fds()
+        if not _enter_sandbox(sandbox, workdir):
+            return
         program = _enter(workdir, job.sys_path)
         if job.memory_mb:
             import resource
@@ -343,17 +402,30 @@ def _own_child(job: Job, workdir: str, write_fd: int) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         Path(program).write_text(job.source)
         data = encode(Report(run_and_judge(job.source, program, job.check)))
+        if sandbox.enabled:
+            platform.kill_descendants()
         while data:
             data = data[os.write(write_fd, data):]
     finally:
         os._exit(0)
 
 
-def _runner_main(conn: Connection) -> None:
+def _enter_sandbox(sandbox: Sandbox, scratch: str) -> bool:
+    """Contain this process; on failure say why on stderr and exit (it must not run a candidate unprotected)."""
+    try:
+        sandbox.enter(scratch)
+        return True
+    except OSError as err:
+        os.write(2, f"jax-reduce: could not enter the sandbox: {err}\n".encode())
+        os._exit(SANDBOX_FAILED)
+
+
+def _runner_main(conn: Connection, sandbox: Sandbox, scratch: str) -> None:
     """A runner: candidates one after another in this process, state restored in between."""
     os.setsid()
-    _die_with_parent()
+    platform.die_with_parent()
     null = _quiet_std_fds()
+    _enter_sandbox(sandbox, scratch)  # once, while single-threaded: Landlock domains only ever narrow
     snapshot: Snapshot | None = None
     while True:
         try:
@@ -366,14 +438,16 @@ def _runner_main(conn: Connection) -> None:
         Path(program).write_text(candidate.source)
         outcome = run_and_judge(candidate.source, program, candidate.check)
         os.dup2(null, 2)
-        dirt = snapshot.restore(candidate.workdir, candidate.sys_path) + _children_left()
+        dirt = snapshot.restore(candidate.workdir, candidate.sys_path) + _children_left(sandbox)
         send(conn, Report(outcome, tuple(dirt)))
         if dirt:
             return
 
 
-def _children_left() -> list[str]:
+def _children_left(sandbox: Sandbox) -> list[str]:
     """Processes the candidate started and left running (they would outlive it into the next one)."""
+    if sandbox.enabled:  # a subreaper: daemons came back here; kill them all now
+        return ["a child process is still running"] if platform.kill_descendants() else []
     for task in os.listdir("/proc/self/task"):
         try:
             with open(f"/proc/self/task/{task}/children") as f:

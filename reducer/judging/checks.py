@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from reducer.execution.fresh import Executor
 from reducer.execution.outcome import Kind, Outcome
+from reducer.execution.sandbox import Sandbox
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Flaky, describe_tally, tally
 from reducer.judging.signature import Signature, template
@@ -52,6 +53,7 @@ def check_original(
     if isinstance(criterion, Signature):
         criterion = Criterion(criterion)
     first = run_once(executor, source, timeout)
+    check_not_denied(first, executor, name)
     if flaky is None:
         check_first_run(first, criterion, timeout, name)
     runs = [first] + [run_once(executor, source, timeout) for _ in range((flaky.runs if flaky else CHECK_RUNS) - 1)]
@@ -78,6 +80,18 @@ def _interesting_alone(outcome: Outcome, criterion: Criterion) -> bool:
     if criterion.check is not None:
         return outcome.verdict is True
     return outcome.failed and criterion.signature.matches(outcome)
+
+
+def check_not_denied(first: Outcome, executor: Executor, name: str) -> None:
+    """InputError if the original fails because the sandbox denied it something: reducing that failure
+    would reduce the sandbox's error, not the program's. Never widen the sandbox silently: say what to pass."""
+    sandbox = getattr(executor, "sandbox", None)
+    if not isinstance(sandbox, Sandbox) or not sandbox.enabled or first.exc_type != "PermissionError":
+        return
+    raise InputError(
+        f"{name} fails with PermissionError inside the sandbox ({first.first_line}); candidates may write only in "
+        "their own scratch directory. If the program must write somewhere to fail the way it does, pass "
+        "--allow-write DIR for that directory (or --no-sandbox if you trust every candidate)", "sandbox-denied")
 
 
 def check_first_run(first: Outcome, criterion: Criterion, timeout: float, name: str) -> None:

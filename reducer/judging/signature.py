@@ -12,6 +12,7 @@ import enum
 import re
 
 from reducer.execution.outcome import Kind, Outcome, first_line
+from reprokit.facts import operand_kind
 
 
 # --- message templates -------------------------------------------------------------------------------
@@ -40,12 +41,65 @@ _TEMPLATE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# Whole-message rules, applied before the ones above: JAX's boilerplate reduced to its kind, and the places
+# where JAX interpolates the program's own names (functions, arguments, carry components) abstracted, since
+# inlining and renaming change them. The words that say what kind of mismatch it is stay.
+_BOILERPLATE_LINES = re.compile(
+    r"^(?:-{4,}|For simplicity, JAX has removed its internal frames.*|Set JAX_TRACEBACK_FILTERING=.*"
+    r"|\S+:\d+:\d+ \(\S+\))$")  # the last: the program's own stack frames (UnexpectedTracerError lists them)
+_MESSAGE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"https?://\S+"), "<link>"),
+    (re.compile(r"(The error occurred while tracing the function) .*? for (\w+)\."), r"\1 <fn> for \2."),
+    (re.compile(r"(depends on the) values? of the arguments? .*$"), r"\1 value of <args>."),
+    (re.compile(r"\b((?:in|out)put carry) (?:component )?\S+ (has type)"), r"\1 <arg> \2"),
+    (re.compile(r"\b(true_fun|false_fun|body_fun|cond_fun|branch ?\d+) is \S+ at \S+"), r"\1 is <fn> at <path>"),
+    (re.compile(r"\b(fwd rule|bwd rule|decorated function|for function) (?:<lambda>|[\w.]+)(?= for function|"
+                r" must produce| produced|\))"), r"\1 <fn>"),
+    # The repr of the program's own unhashable value: "an object of type <class 'list'>, ['relu', 'tanh']."
+    (re.compile(r"(an object of type <class '[^']+'>), .*?\. (The error was:)"), r"\1, <value>. \2"),
+    (re.compile(r"\b(a call to) '[^']*'"), r"\1 <fn>"),
+    (re.compile(r"\b(argument) \S+ (of type)"), r"\1 <arg> \2"),
+    (re.compile(r"\b(was) \S+ (at \S+ traced for \w+)"), r"\1 <fn> \2"),
+    (re.compile(r"(:\d+:\d+) \([^()]*\)"), r"\1 (<fn>)"),
+    (re.compile(r"\bthe final \d+ stack frames"), "the final N stack frames"),
+)
+
+
+def _template_line(line: str) -> str:
+    for pattern, replacement in _MESSAGE_RULES + _TEMPLATE_RULES:
+        line = pattern.sub(replacement, line)
+    return line.strip()
+
+
 def template(message: str) -> str:
-    """The first line of ``message`` with volatile parts (numbers, shapes, ids, paths, tracer levels) abstracted."""
-    text = first_line(message)
-    for pattern, replacement in _TEMPLATE_RULES:
-        text = pattern.sub(replacement, text)
-    return text.strip()
+    """Every line of ``message``, volatile parts (numbers, shapes, ids, paths, the program's own names, tracer
+    levels) abstracted and JAX's boilerplate lines dropped, joined by " | "."""
+    lines = (_template_line(line) for line in message.splitlines() if not _BOILERPLATE_LINES.match(line.strip()))
+    return " | ".join(line for line in lines if line)
+
+
+def first_line_template(message: str) -> str:
+    """The template of the first line only (how signatures are described to people)."""
+    return template(first_line(message)).split(" | ")[0] if message.strip() else ""
+
+
+# Crash sites on stderr: an XLA/absl CHECK ("F1123 06:55:00.123 4711 gemm.cc:123] Check failed: ..."), an
+# absl/glog fatal log line, a C++ terminate, or Python's own fatal error.
+_CRASH_SITES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"^[FE]\d{4} [\d:.]+\s+\d+ ([\w./-]+:\d+)\] (?:Check failed|RET_CHECK)", re.MULTILINE),
+    re.compile(r"^F\d{4} [\d:.]+\s+\d+ ([\w./-]+:\d+)\]", re.MULTILINE),
+    re.compile(r"^(terminate called after throwing an instance of '[^']+')", re.MULTILINE),
+    re.compile(r"^(Fatal Python error: [\w ]+)", re.MULTILINE),
+)
+
+
+def crash_site(stderr: str) -> str:
+    """The XLA CHECK location (file:line) or fatal message in a crashed run's stderr; "" when there is none."""
+    for pattern in _CRASH_SITES:
+        found = pattern.search(stderr)
+        if found:
+            return found.group(1)
+    return ""
 
 
 class Level(str, enum.Enum):
@@ -62,22 +116,30 @@ class Signature:
     match: str | None = None  # a regex that the whole message must also match (re.search)
 
     def key(self, outcome: Outcome) -> tuple[str, ...]:
-        """A hashable key; two outcomes are the same failure exactly when their keys are equal."""
+        """A hashable key; two outcomes are the same failure exactly when their keys are equal.
+
+        ``type``: the exception class (crashes: signal or exit code). ``template``: the class, the raising site,
+        the whole message's template, the public JAX function and primitive that raised, and the kinds,
+        weak flags and ranks of its operands (crashes: signal or exit code and the CHECK location or fatal message).
+        ``exact``: as ``template`` but the message word for word (paths aside) and exact operand dtypes and ranks.
+        """
         if outcome.kind is Kind.CRASH:
-            return ("crash", str(outcome.signal or f"exit{outcome.exit_code}"))
+            code = str(outcome.signal or f"exit{outcome.exit_code}")
+            if self.level is Level.TYPE:
+                return ("crash", code)
+            return ("crash", code, crash_site(outcome.stderr_tail))
         if outcome.kind is not Kind.EXCEPTION:
             return (outcome.kind.value,)
         if self.level is Level.TYPE:
             return ("exception", outcome.exc_type)
         if self.level is Level.EXACT:
-            return ("exception", outcome.exc_type, outcome.first_line)
-        return (
-            "exception",
-            outcome.exc_type,
-            template(outcome.message),
-            outcome.site_module,
-            outcome.site_function,
-        )
+            message = _exact_message(outcome.message)
+            operands = outcome.operands
+        else:
+            message = template(outcome.message)
+            operands = tuple(operand_kind(operand) for operand in outcome.operands)
+        return ("exception", outcome.exc_type, message, outcome.site_module, outcome.site_function,
+                outcome.api, outcome.primitive, *operands)
 
     def matches(self, outcome: Outcome) -> bool:
         """Whether ``outcome`` satisfies the ``--match`` regex (always true without one)."""
@@ -90,12 +152,40 @@ class Signature:
         return candidate.failed and self.key(candidate) == self.key(original) and self.matches(candidate)
 
     def describe(self, outcome: Outcome) -> str:
-        """The signature of ``outcome`` at this level, for people and for JSON."""
+        """The signature of ``outcome`` at this level, for people and for JSON (first line of the message)."""
+        if outcome.kind is Kind.CRASH and self.level is not Level.TYPE:
+            where = crash_site(outcome.stderr_tail)
+            return outcome.describe() + (f" at {where}" if where else "")
         if outcome.kind is not Kind.EXCEPTION:
             return outcome.describe()
         if self.level is Level.TYPE:
             return outcome.exc_type
-        if self.level is Level.EXACT:
-            return f"{outcome.exc_type}: {outcome.first_line}"
+        exact = self.level is Level.EXACT
+        text = outcome.first_line if exact else first_line_template(outcome.message)
         site = f" @ {outcome.site_module}.{outcome.site_function}" if outcome.site_function else ""
-        return f"{outcome.exc_type}: {template(outcome.message)}{site}"
+        return f"{outcome.exc_type}: {text}{site}{_describe_facts(outcome, exact)}"
+
+
+def _describe_facts(outcome: Outcome, exact: bool) -> str:
+    """" [jax.lax.dot -> dot_general(float, float)]": the raising JAX call and its operands' kinds."""
+    if not (outcome.api or outcome.primitive):
+        return ""
+    operands = outcome.operands if exact else tuple(operand_kind(operand) for operand in outcome.operands)
+    call = " -> ".join(part for part in (outcome.api, outcome.primitive) if part)
+    return f" [{call}({', '.join(operands)})]"
+
+
+_PATHS = _TEMPLATE_RULES[1:7]  # paths, line numbers and object addresses only
+
+
+def _exact_message(message: str) -> str:
+    """The whole message word for word except the candidate's file paths and object addresses (they change
+    from run to run) and JAX's traceback-filtering note."""
+    lines = []
+    for line in message.splitlines():
+        if _BOILERPLATE_LINES.match(line.strip()):
+            continue
+        for pattern, replacement in _PATHS:
+            line = pattern.sub(replacement, line)
+        lines.append(line.rstrip())
+    return "\n".join(lines).strip()

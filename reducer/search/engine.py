@@ -200,8 +200,9 @@ class Reduction:
         """Run the passes until none of them can shrink the program any more.
 
         The first round runs them in the given order; later rounds by measured payoff (tokens removed per
-        decided test so far: counts, never seconds, so the order does not depend on --jobs or load). A pass that failed on a program is not run on that same program again: passes are
-        deterministic, so it would fail again.
+        decided test so far: counts, never seconds, so the order does not depend on --jobs or load). A pass
+        that failed on a program is not run on that same program again: passes are deterministic, so it
+        would fail again.
         """
         failed_on: dict[str, str] = {}
         order = list(self.passes)

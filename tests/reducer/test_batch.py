@@ -47,7 +47,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def batch(make_repro_dir, pool, tmp_path_factory):
+def batch(make_repro_dir, pool, tmp_path_factory, writable):
     root = make_repro_dir()
     before = snapshot(root)
     out = tmp_path_factory.mktemp("batch-out") / "reduced"
@@ -59,12 +59,14 @@ def batch(make_repro_dir, pool, tmp_path_factory):
         if isinstance(event, FileProgress) and len(done) >= 3:
             raise KeyboardInterrupt  # Ctrl-C in the middle of a reduction
     with pytest.raises(KeyboardInterrupt):
-        reduce_dir(root, out, jobs=2, passes=statement_passes(), workers=pool, on_event=interrupt)
+        reduce_dir(root, out, jobs=2, passes=statement_passes(), workers=pool, on_event=interrupt,
+                   allow_write=(str(writable),))
     interrupted = types.SimpleNamespace(
         manifest=json.loads((out / MANIFEST).read_text()), report=json.loads((out / "report.json").read_text()),
     )
     events: list = []
-    report = reduce_dir(root, out, jobs=2, passes=statement_passes(), workers=pool, on_event=events.append)
+    report = reduce_dir(root, out, jobs=2, passes=statement_passes(), workers=pool, on_event=events.append,
+                        allow_write=(str(writable),))
     return types.SimpleNamespace(root=root, out=out, before=before, done=done, interrupted=interrupted,
                                  events=events, report=report)
 

@@ -71,7 +71,11 @@ def test_flaky_program(tmp_path, capsys):
         open({str(counter)!r}, "w").write(str(n + 1))
         raise (ValueError if n % 2 == 0 else KeyError)("flaky")
     """))
+    # The program keeps its counter beside it: inside the sandbox that needs --allow-write (without it,
+    # jax-reduce stops and says so).
     assert main([str(flaky), "--no-pool"]) == EXIT_BAD_INPUT
+    assert "pass --allow-write DIR" in capsys.readouterr().err
+    assert main([str(flaky), "--no-pool", "--allow-write", str(tmp_path)]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "flaky" in err and "ValueError" in err and "KeyError" in err
 

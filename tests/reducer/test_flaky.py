@@ -117,14 +117,14 @@ def test_cli_stops_on_a_flaky_program_and_reduces_it_with_flaky(tmp_path):
     prog.write_text(f"COUNTER = {str(counter)!r}\n" + ALTERNATING)
     original = prog.read_text()
 
-    refused = run_cli("prog.py", "--no-pool", cwd=tmp_path)
+    refused = run_cli("prog.py", "--no-pool", "--allow-write", str(tmp_path), cwd=tmp_path)
     assert refused.returncode == 2, refused.stderr
     assert "prog.py is flaky: 2 runs in fresh interpreters ended 2 different ways" in refused.stderr
     assert "1x TypeError: add got incompatible shapes for broadcasting" in refused.stderr
     assert "  1x success (no error)\n" in refused.stderr
     assert not (tmp_path / "prog.reduced.py").exists()
 
-    done = run_cli("prog.py", "--flaky", "1/2", "--jobs", "1", cwd=tmp_path)
+    done = run_cli("prog.py", "--flaky", "1/2", "--jobs", "1", "--allow-write", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "flaky:     a program counted as failing when 1 of 2 runs did" in done.stderr
     assert prog.read_text() == original

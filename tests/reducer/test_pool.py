@@ -10,10 +10,12 @@ import time
 
 import pytest
 
+from reducer.execution import platform
 from reducer.execution.isolation import patches_modules
 from reducer.execution.fresh import Cancelled
 from reducer.execution.pool import PoolExecutor, needs_fresh_interpreter, top_level_imports
 from reducer.execution.outcome import Kind
+from reducer.execution.sandbox import Sandbox
 from reducer.judging.signature import Signature
 
 TIMEOUT = 60.0
@@ -99,13 +101,22 @@ def test_candidates_run_in_place_on_a_warm_runner():
 def test_a_runner_killed_between_candidates_is_replaced():
     pool = PoolExecutor(1)
     try:
-        pid = int(run(pool, "import os\nraise ValueError(os.getpid())\n").message)
+        run(pool, "raise ValueError('warm')\n")
+        pid = _runner_pid(pool)  # (the candidate's own getpid() is a PID in the worker's private namespace)
         os.kill(pid, signal.SIGKILL)  # say, the OOM killer, while the runner waits for work
         time.sleep(0.2)
         assert run(pool, BROADCAST).exc_type == "TypeError"
         assert pool.stats.runners == 2
     finally:
         pool.close()
+
+
+def _runner_pid(pool: PoolExecutor) -> int:
+    """The host PID of the one worker's runner: the deepest of its descendants (worker, [init, zygote,] runner)."""
+    pid = pool._all[0].process.pid
+    while platform.children(pid):
+        pid = platform.children(pid)[0]
+    return pid
 
 
 def test_program_modules_are_imported_afresh_by_each_candidate(tmp_path):
@@ -204,6 +215,15 @@ def test_a_candidate_whose_device_work_never_ends_counts_as_hanging():
         pool.close()
 
 
+def test_candidate_that_kills_its_worker():
+    """Without the sandbox (which denies it: tests/reducer/test_sandbox.py) a candidate can kill its worker."""
+    pool = PoolExecutor(2, sandbox=Sandbox(enabled=False))
+    try:
+        _kills_its_worker(pool)
+    finally:
+        pool.close()
+
+
 def test_a_fresh_interpreter_must_exit_too(fresh):
     assert run(fresh, RAISES_THEN_HANGS, timeout=8.0).kind is Kind.TIMEOUT
     finite = RAISES_THEN_HANGS.replace("1.0 > 0.0", "jnp.sum(c) < 2000.0")
@@ -212,7 +232,7 @@ def test_a_fresh_interpreter_must_exit_too(fresh):
     assert "Reverse-mode differentiation does not work for lax.while_loop" in outcome.message
 
 
-def test_candidate_that_kills_its_worker(pool):
+def _kills_its_worker(pool: PoolExecutor) -> None:
     outcome = run(pool, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)\n")
     assert outcome.kind is Kind.CRASH
     restarts = pool.stats.restarts

@@ -15,7 +15,7 @@ import pytest
 
 from reducer.execution.outcome import PROGRAM_SITE, public_type_name, site_of
 from reducer.execution.outcome import Kind, Outcome, first_line
-from reducer.judging.signature import Level, Signature, template
+from reducer.judging.signature import Level, Signature, crash_site, template
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "jax_errors.json"
 RECORDS = json.loads(FIXTURE.read_text())
@@ -101,10 +101,27 @@ def test_raising_site_is_the_innermost_jax_frame():
      "Error interpreting argument to <function> as an abstract array."),
     ("object at 0x7f00deadbeef", "object at 0xH"),
     ('File "/tmp/jax-reduce-abc/candidate.py", line 12, in f', "File <path>, line N, in f"),
-    ("created on line /tmp/x/prog.py:31:8 (f)", "created on line <path>:N (f)"),
+    ("created on line /tmp/x/prog.py:31:8 (f)", "created on line <path>:N (<fn>)"),
     ("impl=PRNGImpl(name='threefry2x32') x64 conv2d", "impl=PRNGImpl(name='threefry2x32') x64 conv2d"),
     ("value 1e-05 and -3.5 and 1.", "value N and N and N"),
-    ("\n\nfirst real line\nsecond", "first real line"),
+    ("\n\nfirst real line\nsecond", "first real line | second"),
+    # JAX's boilerplate reduced to its kind; the program's own names abstracted; mismatch words kept.
+    ("The error occurred while tracing the function train_step at /tmp/c.py:102 for jit. This concrete value "
+     "was not available in Python because it depends on the values of the arguments params['b'], x, and y.",
+     "The error occurred while tracing the function <fn> for jit. This concrete value was not available in "
+     "Python because it depends on the value of <args>."),
+    ("See https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError", "See <link>"),
+    ("msg\n--------------------\nFor simplicity, JAX has removed its internal frames from the traceback",
+     "msg"),
+    ("The input carry component state.n_pos has type int32[] but the corresponding output carry component "
+     "has type float32[], so the dtypes do not match.",
+     "The input carry <arg> has type int32[] but the corresponding output carry <arg> has type float32[], so "
+     "the dtypes do not match."),
+    ("true_fun is clipped at /a/p.py:38", "true_fun is <fn> at <path>"),
+    ("Custom VJP fwd rule safe_fwd for function safe must produce a pair", "Custom VJP fwd rule <fn> for "
+     "function <fn> must produce a pair"),
+    ("hash an object of type <class 'list'>, ['relu', 'tanh']. The error was:",
+     "hash an object of type <class 'list'>, <value>. The error was:"),
 ])
 def test_template_normalisation(message, expected):
     assert template(message) == expected
@@ -135,10 +152,20 @@ def test_levels_and_match():
     assert not Signature().same(a, Outcome(Kind.TIMEOUT))
 
 
-def test_crashes_compare_by_signal():
+def test_crashes_compare_by_signal_and_check_location():
     segv = Outcome(Kind.CRASH, signal=11)
     assert Signature().same(segv, Outcome(Kind.CRASH, signal=11, stderr_tail="other"))
     assert not Signature().same(segv, Outcome(Kind.CRASH, signal=6))
+    check = "F1123 06:55:00.123456   4711 shape_util.cc:120] Check failed: dims[i] >= 0\n*** Check failure stack"
+    other = "F1123 07:01:00.000001   99 hlo_instruction.cc:3001] Check failed: operand != nullptr"
+    abort = Outcome(Kind.CRASH, signal=6, stderr_tail=check)
+    assert crash_site(check) == "shape_util.cc:120"
+    assert Signature().same(abort, Outcome(Kind.CRASH, signal=6, stderr_tail="noise\n" + check.replace("4711", "5")))
+    assert not Signature().same(abort, Outcome(Kind.CRASH, signal=6, stderr_tail=other))
+    assert not Signature().same(abort, Outcome(Kind.CRASH, signal=6))
+    assert Signature(Level.TYPE).same(abort, Outcome(Kind.CRASH, signal=6, stderr_tail=other))
+    assert crash_site("Fatal Python error: Segmentation fault\n\nThread 0x...") == "Fatal Python error: Segmentation fault"
+    assert Signature().describe(abort) == "crash: killed by SIGABRT at shape_util.cc:120"
 
 
 def test_outcome_json_round_trip():

@@ -10,11 +10,11 @@ from reducer.triage import resolve, triage, triage_dir
 
 
 @pytest.fixture(scope="module")
-def triaged(make_repro_dir, pool, tmp_path_factory):
+def triaged(make_repro_dir, pool, tmp_path_factory, writable):
     root = make_repro_dir()
     out = tmp_path_factory.mktemp("triage-out")
     seen = []
-    report = triage_dir(root, out, jobs=2, workers=pool, on_done=seen.append)
+    report = triage_dir(root, out, jobs=2, workers=pool, on_done=seen.append, allow_write=(str(writable),))
     return root, out, report, seen
 
 
@@ -62,3 +62,23 @@ def test_a_repro_that_hangs_times_out_and_the_rest_goes_on(tmp_path, pool):
     status = {r.path: r for r in report.files}
     assert status["hangs.py"].status is Status.TIMEOUT and "did not finish within 3s" in status["hangs.py"].reason
     assert status["fails.py"].status is Status.FAILING and [b.files for b in report.buckets] == [("fails.py",)]
+
+
+def test_one_first_line_two_bugs_two_buckets(tmp_path, pool):
+    """Both raise ConcretizationTypeError from concrete_or_error with the same first line; the public JAX function
+    that raised (jnp.arange vs jax.ops.segment_sum) and the whole message tell them apart."""
+    (tmp_path / "positions.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef positions(n):\n    return jnp.arange(n) * 2\n\n\n"
+        "positions(5)\n")
+    (tmp_path / "ramp.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\njax.jit(lambda stop: jnp.arange(stop))(12)\n")
+    (tmp_path / "segments.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef pool_nodes(x, ids):\n"
+        "    return jax.ops.segment_sum(x, ids)\n\n\npool_nodes(jnp.ones(4), jnp.array([0, 0, 1, 1]))\n")
+    report = triage_dir(tmp_path, jobs=2, workers=pool)
+    firsts = {r.outcome.first_line for r in report.files}
+    assert firsts == {"Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]"}
+    assert {r.outcome.exc_type for r in report.files} == {"jax.errors.ConcretizationTypeError"}
+    assert [sorted(b.files) for b in report.buckets] == [["positions.py", "ramp.py"], ["segments.py"]]
+    assert [b.signature.rsplit(" [", 1)[1] for b in report.buckets] == [
+        "jax.numpy.arange(~int:0)]", "jax.ops.segment_sum(float:1, int:1)]"]

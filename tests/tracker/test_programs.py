@@ -30,6 +30,8 @@ SPELLING = {
     "fail_while_fori": ["lax.while_loop(", "lax.fori_loop("],
     "fail_custom_vjp_bwd": ["jax.custom_vjp(", ".defvjp(", "jax.grad("],
     "fail_custom_jvp_rule": ["jax.custom_jvp(", ".defjvp", "jax.jacfwd("],
+    "fail_nested_custom_jvp": ["jax.custom_jvp(", ".defjvp(", "jax.jvp(", "jax.jacfwd("],
+    "fail_closure_over_leaves": ["jax.grad(", "jax.vmap("],
     "fail_checkpoint_static": ["jax.checkpoint(", "jax.grad("],
     "fail_nested_closure": ["lax.scan(", "jax.checkpoint("],
     "fail_jacrev_hessian": ["jax.hessian(", "argnums=1"],
@@ -66,6 +68,8 @@ SPELLING = {
 
 def check_standalone(tracked) -> None:
     assert tracked.repros, "no repro saved\n" + tracked.explain()
+    # Every saved repro, not just the first: each name it reads is bound where it is read.
+    assert not tracked.scope_problems(), f"{tracked.scope_problems()}\n" + tracked.explain()
     imported = imports_of(tracked.source)
     assert imported <= ALLOWED_IMPORTS, f"imports {imported - ALLOWED_IMPORTS}\n" + tracked.explain()
     for text in SPELLING.get(tracked.name, []):

@@ -21,9 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+import libcst as cst
 import numpy as np
 
 from tracker.api import imports_of  # noqa: F401  (the tests import it from here)
+from tracker.scopes import check_scopes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
@@ -71,6 +73,16 @@ class Tracked:
     original_result: list[np.ndarray] | None = None  # leaves of the result (succeeding programs)
     repro_result: list[np.ndarray] | None = None
     repro_run: subprocess.CompletedProcess | None = None
+
+    def scope_problems(self) -> dict[str, list[str]]:
+        """Every saved repro's unbound names (tracker.scopes.check_scopes), by path; empty when clean."""
+        found = {}
+        for path in self.repros:
+            with open(path) as f:
+                problems = check_scopes(cst.parse_module(f.read()))
+            if problems:
+                found[path] = problems
+        return found
 
     @property
     def source(self) -> str:

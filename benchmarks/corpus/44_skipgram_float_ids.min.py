@@ -1,0 +1,3 @@
+import jax.numpy as jnp
+
+jnp.ones(2)[jnp.float32(0)]

@@ -1,0 +1,3 @@
+import jax
+
+jax.random.normal(0, (1,))

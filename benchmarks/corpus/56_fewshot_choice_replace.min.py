@@ -1,0 +1,3 @@
+import jax
+
+jax.random.choice(jax.random.PRNGKey(0), 1, (2,), replace=False)

@@ -1,0 +1,109 @@
+"""What the sandbox costs per candidate, and whether it changes any result; writes benchmarks/sandbox-results.md.
+
+    nice -n 5 python benchmarks/sandbox.py                      # cost table + every corpus program on vs off
+    nice -n 5 python benchmarks/sandbox.py --only 01 03 --rounds 60
+
+Cost: two pools started side by side (sandbox on, sandbox off), candidates alternating between them so
+load hits both alike; warm-runner candidates and own-child candidates (a source that patches a module)
+reported separately, median and mean per candidate in milliseconds. Results: each program reduced with the
+sandbox on and with --no-sandbox (jobs 1); the outputs must be identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from reducer.api import reduce  # noqa: E402
+from reducer.execution.pool import PoolExecutor  # noqa: E402
+from reducer.execution.sandbox import Sandbox  # noqa: E402
+
+CORPUS = HERE / "corpus"
+KINDS = {
+    "runner": "import jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n",
+    "own child": "import builtins\nimport jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n",
+}
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def cost(rounds: int) -> list[str]:
+    # "off, no cache": the sandbox keeps no shared compilation cache (a candidate could plant entries), so
+    # this column separates what the mechanisms cost from what the missing cache costs.
+    off = Sandbox(enabled=False)
+    pools = {"on": PoolExecutor(1), "off": PoolExecutor(1, sandbox=off),
+             "off, no cache": PoolExecutor(1, sandbox=off, share_compilations=False)}
+    lines = [f"sandbox on: {pools['on'].sandbox.describe()}", "",
+             "| candidates | sandbox | median ms | mean ms | n |", "|---|---|---:|---:|---:|"]
+    try:
+        times: dict[tuple[str, str], list[float]] = {}
+        for kind, source in KINDS.items():
+            for pool in pools.values():  # warm: the runner exists, jax compiled this once
+                pool.run(source, 60, threading.Event())
+            for i in range(rounds):
+                for name, pool in pools.items():
+                    start = time.perf_counter()
+                    outcome = pool.run(f"# {i}\n{source}", 60, threading.Event())
+                    times.setdefault((kind, name), []).append((time.perf_counter() - start) * 1000)
+                    assert outcome.exc_type == "TypeError", outcome
+        for (kind, name), values in times.items():
+            lines.append(f"| {kind} | {name} | {statistics.median(values):.2f} | {statistics.mean(values):.2f} "
+                         f"| {len(values)} |")
+        for kind in KINDS:
+            on = statistics.median(times[(kind, "on")])
+            lines.append(f"\n{kind}: on - off {on - statistics.median(times[(kind, 'off')]):+.2f} ms per candidate; "
+                         f"on - off without the cache {on - statistics.median(times[(kind, 'off, no cache')]):+.2f} ms "
+                         "(medians)")
+    finally:
+        for pool in pools.values():
+            pool.close()
+    return lines
+
+
+def same_results(only: list[str]) -> list[str]:
+    programs = sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
+    programs = [p for p in programs if not only or any(p.name.startswith(o) for o in only)]
+    lines = ["| program | tokens on | tokens off | identical |", "|---|---:|---:|---|"]
+    for program in programs:
+        on = reduce(str(program), output=os.devnull, jobs=1)
+        off = reduce(str(program), output=os.devnull, jobs=1, sandbox=False)
+        lines.append(f"| {program.name} | {on.tokens_after} | {off.tokens_after} | "
+                     f"{'yes' if on.source == off.source else 'NO'} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--only", nargs="*", default=[], help="corpus program name prefixes")
+    parser.add_argument("--skip-results", action="store_true")
+    args = parser.parse_args()
+    command = "nice -n 5 python benchmarks/sandbox.py " + " ".join(sys.argv[1:])
+    out = [f"# Sandbox cost ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, commit {commit()})",
+           "", f"`{command.strip()}` on {os.cpu_count()} cores (shared; load {os.getloadavg()[0]:.1f})", ""]
+    out += cost(args.rounds)
+    if not args.skip_results:
+        out += ["", "## Same result with the sandbox on and off", ""] + same_results(args.only)
+    text = "\n".join(out) + "\n"
+    (HERE / "sandbox-results.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""Did a reduction slip to a different bug? A check stricter than any signature level.
+
+    python benchmarks/slip.py --dir OUT                    # corpus/NAME.py vs OUT/NAME.reduced.py, each found
+    python benchmarks/slip.py --dir OUT --only 13 16       # some of them
+    python benchmarks/slip.py ORIGINAL REDUCED [...]       # explicit pairs
+
+Runs the original and the reduced program in fresh interpreters and compares their fingerprints line by
+line: the exception class and raising site, the whole message (every line; numbers, paths and the two
+programs' own names abstracted, nothing else), the public JAX function and primitive that raised, and each
+operand's exact dtype, rank and weak type. Signatures may abstract more (dtype kinds, JAX boilerplate); this
+check does not, so it catches what they miss. Prints the differing lines and "slipped: N of M".
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import dataclasses
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from reducer.api import signature_of  # noqa: E402
+from reducer.execution.outcome import Kind, Outcome  # noqa: E402
+
+CORPUS = HERE / "corpus"
+
+_PATH = re.compile(r"(?:File \"[^\"]+\", line \d+)|(?:(?:[\w.~-]*/)+[\w.-]+\.py(?::\d+)*)")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?!\w)")  # not inside float32, x64
+_HINTS = re.compile(r"^(?:-{4,}|For simplicity, JAX has removed its internal frames.*|<path> \(<name>\))$")
+_NAME_LISTS = re.compile(r"<name>[^\s,]*(?:,? (?:and )?<name>[^\s,]*)+")
+_PLURALS = ((re.compile(r"\bvalues of the arguments\b"), "value of the argument"),)
+
+
+def program_names(source: str) -> set[str]:
+    """Names the program itself defines (functions, classes, parameters, assigned variables), minus builtins."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names - set(dir(builtins))
+
+
+def message_lines(message: str, names: set[str]) -> list[str]:
+    """The message's lines with paths, addresses, numbers and the programs' own names abstracted."""
+    name_pattern = re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+                              + r"|<lambda>)(?!\w)") if names else None
+    lines = []
+    for line in message.splitlines():
+        line = _ADDRESS.sub("0xH", _PATH.sub("<path>", line.strip()))
+        if name_pattern is not None:
+            line = name_pattern.sub("<name>", line)
+        line = _NUMBER.sub("N", line)
+        line = _NAME_LISTS.sub("<name>", line)
+        for pattern, replacement in _PLURALS:
+            line = pattern.sub(replacement, line)
+        if line and not _HINTS.match(line) and not re.fullmatch(r"<path>(?::N)* \(<name>\)", line):
+            lines.append(line)
+    return lines
+
+
+def fingerprint(outcome: Outcome, names: set[str]) -> list[str]:
+    if outcome.kind is Kind.CRASH:
+        tail = [line for line in outcome.stderr_tail.splitlines() if line.strip()][-3:]
+        return [f"crash: {outcome.signal or outcome.exit_code}", *(f"stderr: {line}" for line in tail)]
+    if outcome.kind is not Kind.EXCEPTION:
+        return [outcome.kind.value]
+    return [
+        f"class: {outcome.exc_type}",
+        f"site: {outcome.site_module}.{outcome.site_function}",
+        f"api: {outcome.api}",
+        f"primitive: {outcome.primitive}",
+        f"operands: {', '.join(outcome.operands)}",
+        *(f"message: {line}" for line in message_lines(outcome.message, names)),
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    name: str
+    slipped: bool
+    differences: tuple[str, ...]
+
+
+def compare(original: Path, reduced: Path) -> Verdict:
+    names = program_names(original.read_text()) | program_names(reduced.read_text())
+    before = fingerprint(signature_of(str(original)), names)
+    after = fingerprint(signature_of(str(reduced)), names)
+    differences = tuple([f"- {line}" for line in before if line not in after]
+                        + [f"+ {line}" for line in after if line not in before])
+    return Verdict(reduced.name, bool(differences) or len(before) != len(after), differences)
+
+
+def pairs_of(args: argparse.Namespace) -> list[tuple[Path, Path]]:
+    if args.dir:
+        out = Path(args.dir)
+        found = []
+        for original in sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py")):
+            reduced = out / f"{original.stem}.reduced.py"
+            if reduced.exists() and (not args.only or any(original.name.startswith(o) for o in args.only)):
+                found.append((original, reduced))
+        return found
+    if len(args.pairs) % 2:
+        raise SystemExit("slip.py: give ORIGINAL REDUCED pairs")
+    return [(Path(a), Path(b)) for a, b in zip(args.pairs[::2], args.pairs[1::2])]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pairs", nargs="*", help="ORIGINAL REDUCED pairs")
+    parser.add_argument("--dir", help="a benchmarks/run.py --out-dir: pair each corpus program with its result")
+    parser.add_argument("--only", nargs="*", default=[], help="corpus name prefixes (with --dir)")
+    args = parser.parse_args()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=HERE).stdout.strip()
+    verdicts = [compare(original, reduced) for original, reduced in pairs_of(args)]
+    print(f"# slip check at commit {commit}")
+    for verdict in verdicts:
+        print(f"{verdict.name}: {'SLIPPED' if verdict.slipped else 'same'}")
+        for line in verdict.differences:
+            print(f"    {line}")
+    print(f"slipped: {sum(v.slipped for v in verdicts)} of {len(verdicts)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,617 @@
+"""Batch and triage on a Dask cluster: one task per repro, a warm jax-reduce pool on every worker.
+
+Imported only when a scheduler is asked for (``--scheduler``, ``DASK_SCHEDULER_ADDRESS``, or ``client=`` in
+:func:`reducer.reduce_dir` / :func:`reducer.triage_dir`); without Dask installed, importing this module raises
+:class:`ClusterError` saying how to install the extra. No shared filesystem is assumed: the client ships
+each program with the sibling files it needs, workers return the record and the reduced text, and the
+client alone writes outputs, the manifest and the reports (atomically, as results stream in), so resuming
+works exactly as for the local batch.
+
+Faults: a worker that dies mid-task costs the task a retry elsewhere (the scheduler reschedules it; the
+client keeps one result per file). Every attempt of a file is logged in a scheduler event topic of its
+own, so an attempt that finds ``MAX_DEATHS`` earlier ones (each ended by its worker's death) records the
+file as ``killed-worker`` instead of running it again, whatever the cluster's allowed-failures setting.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import importlib.metadata
+import os
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from reducer.judging.checks import InputError
+
+INSTALL_HINT = ("jax-reduce needs Dask for --scheduler, and it is not installed here: "
+                "pip install 'jax-reduce[dask]'")
+
+
+class ClusterError(InputError):
+    """The cluster cannot be used (not installed, unreachable, other versions, lost): a message for people."""
+
+    def __init__(self, message: str):
+        super().__init__(message, "cluster")
+
+
+try:
+    import distributed
+except ImportError:
+    raise ClusterError(INSTALL_HINT) from None
+
+from reducer.batch import (  # noqa: E402 - after the clear error above
+    MANIFEST, FileDone, FileStarted, Manifest, bad_record, batch_dirs, file_hash, find_repros,
+    now_utc, read_bytes, read_or_empty, reduce_file,
+)
+from reducer.execution.outcome import Kind, Outcome  # noqa: E402
+from reducer.execution.pool import PoolExecutor, top_level_imports  # noqa: E402
+from reducer.files import write_atomically  # noqa: E402
+from reducer.judging.checks import INITIAL_TIMEOUT  # noqa: E402
+from reducer.options import Options  # noqa: E402
+from reducer.records import FileRecord, Report, Status, buckets_of  # noqa: E402
+
+PLUGIN = "jax-reduce-pool"
+MAX_DEATHS = 2  # worker deaths a file may cause before it is recorded as killing its worker
+MAX_SHIP_BYTES = 16 * 2**20  # a program plus the sibling files shipped with it
+ZYGOTE_MB = 512  # memory budgeted per warm zygote when sizing a worker's pool from its memory_limit
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+# --- connecting ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Connection:
+    """A client, and the LocalCluster it started (for ``local:N``), closed together."""
+
+    client: distributed.Client
+    cluster: distributed.LocalCluster | None = None
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def connect(address: str, *, timeout: float = 30.0) -> Connection:
+    """A client of the scheduler at ``address`` (``tcp://HOST:PORT``), or of a new LocalCluster of N worker
+    processes (``local:N``, one thread each; dashboard on a free port), checked for matching versions."""
+    if address.startswith("local:"):
+        count = address.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise ClusterError(f"--scheduler {address}: expected local:N with N >= 1 worker processes")
+        cluster = distributed.LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
+                                           dashboard_address=":0")
+        connection = Connection(distributed.Client(cluster), cluster)
+    else:
+        try:
+            connection = Connection(distributed.Client(address, timeout=timeout))
+        except (OSError, TimeoutError, ValueError) as err:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: {err}") from None
+    try:
+        check_versions(connection.client)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+@functools.cache
+def source_digest() -> str:
+    """A hash of jax-reduce's own source, so two checkouts with one version number still differ."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _installed(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+@functools.cache
+def versions() -> dict[str, str]:
+    """What must match between client and workers for results to be the same (jax is not imported)."""
+    return {"jax": _installed("jax"), "jaxlib": _installed("jaxlib"),
+            "jax-reduce": f"{_installed('jax-reduce')} (source {source_digest()})"}
+
+
+def version_mismatch(here: dict[str, str], workers: dict[str, dict[str, str]]) -> str | None:
+    """The one message refusing a cluster whose workers differ from the client, or None."""
+    differences = [f"{worker} has {name} {theirs.get(name, 'absent')}"
+                   for worker, theirs in sorted(workers.items()) for name in here
+                   if theirs.get(name) != here[name]]
+    if not differences:
+        return None
+    mine = ", ".join(f"{name} {value}" for name, value in here.items())
+    return (f"refusing the Dask cluster: its workers run other versions than this client ({mine}), so results "
+            f"would differ: {'; '.join(differences)}. Install the same versions everywhere.")
+
+
+def check_versions(client: distributed.Client, here: dict[str, str] | None = None) -> None:
+    """ClusterError unless every worker runs the client's jax, jaxlib and jax-reduce (``here``)."""
+    try:
+        client.wait_for_workers(1, timeout=60)
+        workers = client.run(versions)
+    except (TimeoutError, distributed.TimeoutError):
+        raise ClusterError("the Dask cluster has no workers (waited 60s)") from None
+    except Exception as err:  # noqa: BLE001 - a worker without jax-reduce fails to unpickle the check
+        raise ClusterError(f"the Dask workers cannot run jax-reduce ({type(err).__name__}: {err}); "
+                           "install the same jax-reduce on every worker") from None
+    message = version_mismatch(here or versions(), workers)
+    if message:
+        raise ClusterError(message)
+
+
+# --- the warm pool on each worker ---------------------------------------------------------------------
+
+
+def pool_size(threads: int, jobs: int, memory_limit: int | None) -> int:
+    """Zygotes for a worker running ``threads`` files at once, each with ``jobs`` candidates in flight,
+    within its memory limit (``ZYGOTE_MB`` each)."""
+    wanted = max(1, threads * jobs)
+    if memory_limit:
+        wanted = min(wanted, max(1, memory_limit // (ZYGOTE_MB * 2**20)))
+    return wanted
+
+
+class WarmPool(distributed.WorkerPlugin):
+    """One jax-reduce :class:`PoolExecutor` per worker for the worker's lifetime (or until unregistered);
+    it starts in the background so the worker keeps answering its scheduler meanwhile. Tasks borrow it;
+    a teardown while one still runs (a cancelled batch) leaves closing it to the last task that returns."""
+
+    name = PLUGIN
+
+    def __init__(self, jobs: int, memory_mb: int = 0, preload: tuple[str, ...] = (), size: int = 0):
+        self.jobs = jobs
+        self.memory_mb = memory_mb
+        self.preload = preload
+        self.size = size  # 0: from the worker's nthreads and memory_limit
+        self.starting: cf.Future[PoolExecutor] | None = None  # these three are set up on the worker
+        self.borrowers = 0
+        self.closing = False
+
+    def setup(self, worker: distributed.Worker) -> None:
+        size = self.size or pool_size(worker.state.nthreads, self.jobs, worker.memory_manager.memory_limit)
+        future: cf.Future[PoolExecutor] = cf.Future()
+        self.lock = threading.Lock()
+
+        def start() -> None:
+            try:
+                future.set_result(PoolExecutor(size, preload=list(self.preload), memory_mb=self.memory_mb))
+            except BaseException as err:  # noqa: BLE001 - handed to the tasks that wait for the pool
+                future.set_exception(err)
+        threading.Thread(target=start, name="jax-reduce-pool-start", daemon=True).start()
+        self.starting = future
+
+    @contextlib.contextmanager
+    def borrowed(self) -> Iterator[PoolExecutor]:
+        assert self.starting is not None, "the plugin was not set up"
+        with self.lock:
+            if self.closing:
+                raise ClusterError("this batch's worker pool was already closed (the batch ended)")
+            self.borrowers += 1
+        try:
+            yield self.starting.result()
+        finally:
+            with self.lock:
+                self.borrowers -= 1
+                last = self.closing and self.borrowers == 0
+            if last:
+                self.close()
+
+    def teardown(self, worker: distributed.Worker) -> None:
+        with self.lock:
+            self.closing = True
+            idle = self.borrowers == 0
+        if idle:
+            self.close()
+
+    def close(self) -> None:
+        if self.starting is not None:
+            try:
+                self.starting.result().close()
+            except Exception:  # noqa: BLE001 - a pool that never started has nothing to close
+                pass
+
+
+# --- what travels ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Shipment:
+    """A program and the files beside it that it needs, by path relative to the batch's root."""
+
+    rel: str
+    files: tuple[tuple[str, bytes], ...]  # the program first
+
+    @property
+    def size(self) -> int:
+        return sum(len(data) for _, data in self.files)
+
+
+@dataclasses.dataclass(frozen=True)
+class Done:
+    """A task's answer: the file's record (paths as on the client), the reduced text, and where it ran."""
+
+    record: FileRecord
+    output: str | None
+    worker: str
+    attempt: int  # 1 for the first run of this file
+
+
+class TooLarge(Exception):
+    pass
+
+
+def imported_names(source: bytes) -> set[str]:
+    """Top-level names of every module a program imports anywhere (what it may need from its directory)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def sibling_files(root: Path, rel: str, data: bytes) -> list[str]:
+    """Files beside the program it needs: the sibling modules and packages it imports, and the directory's
+    data files (anything not ``*.py``), skipping hidden files and ``__pycache__``."""
+    folder = (root / rel).parent
+    wanted = imported_names(data)
+    found: list[str] = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(".") or entry.name == "__pycache__" or entry == root / rel:
+            continue
+        if entry.is_file() and (entry.suffix != ".py" or entry.stem in wanted):
+            found.append(entry.relative_to(root).as_posix())
+        elif entry.is_dir() and entry.name in wanted:
+            found.extend(p.relative_to(root).as_posix() for p in sorted(entry.rglob("*"))
+                         if p.is_file() and "__pycache__" not in p.parts)
+    return found
+
+
+def ship(root: Path, rel: str, data: bytes, cap: int = MAX_SHIP_BYTES) -> Shipment:
+    """The program and its siblings; TooLarge (with a sentence saying what to do) beyond ``cap`` bytes."""
+    files = [(rel, data)]
+    total = len(data)
+    for sibling in ["", *sibling_files(root, rel, data)]:
+        if sibling:
+            content = read_bytes(root / sibling)
+            if content is None:
+                continue
+            total += len(content)
+            files.append((sibling, content))
+        if total > cap:
+            raise TooLarge(f"{root / rel}: with the files beside it that it may need it exceeds the {cap:,} bytes a "
+                           f"cluster task carries (reached at {sibling or rel}); move large data files out of its "
+                           "directory")
+    return Shipment(rel, tuple(files))
+
+
+def relocated(record: FileRecord, remote: str, local: str) -> FileRecord:
+    """The record with the worker's scratch directory replaced by the client's root in every message."""
+    def fix(text: str) -> str:
+        return text.replace(remote, local)
+
+    outcome = record.outcome
+    if outcome is not None:
+        outcome = dataclasses.replace(outcome, message=fix(outcome.message), stderr_tail=fix(outcome.stderr_tail),
+                                      verdict_error=fix(outcome.verdict_error))
+    return dataclasses.replace(record, reason=fix(record.reason), signature=fix(record.signature), outcome=outcome)
+
+
+# --- the task, on a worker ----------------------------------------------------------------------------
+
+
+class TaskCancelled(BaseException):
+    """The client cancelled this task (Ctrl-C, or it went away): stop reducing."""
+
+
+def killed_worker_record(rel: str, sha256: str, workers: list[str]) -> FileRecord:
+    return FileRecord(
+        path=rel, sha256=sha256, status=Status.KILLED_WORKER,
+        reason=f"killed its Dask worker {len(workers)} times ({', '.join(workers)}); not retried",
+        outcome=Outcome(kind=Kind.CRASH, signal=signal.SIGKILL,
+                        stderr_tail="the Dask worker running this file died"),
+    )
+
+
+def run_task(shipment: Shipment, options: Options, mode: str, topic: str, root: str,
+             expected: dict[str, str], plugin: str = PLUGIN) -> Done:
+    """One file on this worker: reduce it (``mode`` "reduce") or run it (``triage``) on the worker's warm pool,
+    in a scratch copy of its directory."""
+    worker = distributed.get_worker()
+    message = version_mismatch(expected, {worker.address: versions()})
+    if message:
+        raise ClusterError(message)
+    client = distributed.get_client()
+    earlier = [event["worker"] for _, event in client.get_events(topic)]
+    rel, data = shipment.files[0]
+    if len(earlier) >= MAX_DEATHS:  # every earlier attempt ended with its worker's death
+        return Done(killed_worker_record(rel, file_hash(data), earlier), None, worker.address, len(earlier) + 1)
+    client.log_event(topic, {"worker": worker.address, "pid": os.getpid()})  # synchronous: logged before we run
+    key = worker.get_current_task()
+    with worker.plugins[plugin].borrowed() as pool:  # type: ignore[attr-defined]
+        return reduce_or_triage(shipment, options, mode, root, worker, key, pool, len(earlier) + 1)
+
+
+def reduce_or_triage(shipment: Shipment, options: Options, mode: str, root: str, worker: distributed.Worker,
+                     key: str, pool: PoolExecutor, attempt: int) -> Done:
+    """The file's reduction or triage on ``pool``, in a scratch copy of its directory; a cancelled task
+    (``key`` no longer wanted) stops at its reduction's next progress report."""
+    rel, data = shipment.files[0]
+
+    def still_wanted(*_: Any) -> None:
+        task = worker.state.tasks.get(key)
+        if task is None or task.state in ("cancelled", "released", "forgotten"):
+            raise TaskCancelled()
+
+    with tempfile.TemporaryDirectory(prefix="jax-reduce-", dir=worker.local_directory) as scratch:
+        base, out = Path(scratch) / "in", Path(scratch) / "out"
+        for path, content in shipment.files:
+            (base / path).parent.mkdir(parents=True, exist_ok=True)
+            (base / path).write_bytes(content)
+        output = None
+        if mode == "reduce":
+            record = reduce_file(base, out, rel, data, options, pool, still_wanted)
+            if record.output is not None:
+                output = (out / record.output).read_text()
+        else:
+            from reducer.triage import triage_file
+
+            record = triage_file(base, rel, pool.program, options.signature, options.timeout or INITIAL_TIMEOUT,
+                                 options.flaky)
+        return Done(relocated(record, str(base), root), output, worker.address, attempt)
+
+
+# --- the client ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Placement:
+    """Where each file ran, and how often it was started (more than once: its worker died)."""
+
+    worker: dict[str, str] = dataclasses.field(default_factory=dict)
+    attempts: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def lost(client: distributed.Client) -> ClusterError:
+    return ClusterError(f"lost the Dask scheduler at {client.scheduler.address}; finished files are recorded in "
+                        "the output directory's manifest.json: run the same command again to resume")
+
+
+def run_files(client: distributed.Client, root: Path, shipments: list[Shipment], options: Options, mode: str,
+              on_done: Callable[[Done], None], placement: Placement) -> None:
+    """Run one task per shipment, calling ``on_done`` in the client's thread as each finishes; cancels what
+    is left on any exception (Ctrl-C included)."""
+    run = uuid.uuid4().hex[:12]
+    expected = versions()
+    preload = tuple(dict.fromkeys(name for s in shipments for name in top_level_imports(
+        s.files[0][1].decode("utf-8", "replace"))))
+    plugin = f"{PLUGIN}-{run}"  # one per batch: batches sharing a cluster keep their own pools
+    client.register_plugin(WarmPool(options.jobs, options.memory_mb, preload), name=plugin)
+    pending: dict[distributed.Future, Shipment] = {}
+    deaths: dict[str, int] = {}
+
+    def submit(shipment: Shipment) -> distributed.Future:
+        future = client.submit(run_task, shipment, options, mode, f"jax-reduce-{run}-{file_hash(shipment.rel.encode())}",
+                               str(root), expected, plugin, key=f"jax-reduce-{run}-{uuid.uuid4().hex[:8]}",
+                               pure=False)
+        pending[future] = shipment
+        return future
+
+    stream = distributed.as_completed([submit(s) for s in shipments])
+    try:
+        for future in stream:
+            shipment = pending.pop(future)
+            try:
+                done: Done = future.result()
+            except distributed.KilledWorker:
+                # The cluster allows fewer worker deaths than we do: count them here and resubmit.
+                deaths[shipment.rel] = deaths.get(shipment.rel, 0) + 1
+                if deaths[shipment.rel] < MAX_DEATHS:
+                    stream.add(submit(shipment))
+                    continue
+                rel, data = shipment.files[0]
+                done = Done(killed_worker_record(rel, file_hash(data), ["a worker"] * deaths[rel]), None, "", 0)
+            except (cf.CancelledError, OSError, distributed.TimeoutError) as err:
+                if client.status != "running" or isinstance(err, OSError):
+                    raise lost(client) from None
+                raise
+            except ClusterError:
+                raise  # e.g. a worker that joined later with other versions
+            except Exception as err:  # noqa: BLE001 - files' own errors are records; this is the cluster's
+                raise ClusterError(f"the Dask cluster could not run {shipment.rel}: {type(err).__name__}: "
+                                   f"{str(err).splitlines()[0] if str(err) else ''} (the scheduler and workers need "
+                                   "the same environment as this client, jax-reduce included)") from None
+            placement.worker[shipment.rel] = done.worker
+            placement.attempts[shipment.rel] = done.attempt
+            on_done(done)
+    finally:
+        if pending:
+            try:
+                client.cancel(list(pending), force=True)
+            except Exception:  # noqa: BLE001 - the scheduler may be gone; nothing more to cancel then
+                pass
+        try:
+            client.unregister_worker_plugin(plugin)  # closes the workers' pools
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def reduce_dir_on(client: distributed.Client, directory: str | os.PathLike[str],
+                  out: str | os.PathLike[str] | None, options: Options,
+                  on_event: Callable[[Any], None] | None = None, *, cap: int = MAX_SHIP_BYTES) -> Report:
+    """:func:`reducer.batch.reduce_dir` with every file reduced on the cluster behind ``client``."""
+    from reducer.report import write_reports
+
+    started = time.perf_counter()
+    root, out_dir = batch_dirs(directory, out)
+    emit = on_event or (lambda event: None)
+    key = options.result_key()
+    manifest = Manifest.load(out_dir / MANIFEST, str(root))
+    files = find_repros(root, exclude=out_dir)
+    contents = {rel: data for rel in files if (data := read_bytes(root / rel)) is not None}
+    records: dict[str, FileRecord] = {}
+    resumed: list[str] = []
+    placement = Placement()
+
+    def finish(record: FileRecord, fresh: bool) -> None:
+        if fresh:
+            manifest.put(record, key)
+        records[record.path] = record
+        index = len(records) - 1
+        emit(FileStarted(record.path, index, len(files)))
+        emit(FileDone(record, index, len(files), len(buckets_of(records.values(), lambda r: "")), not fresh))
+
+    shipments = []
+    for rel in files:
+        if rel not in contents:
+            finish(bad_record(rel, "", Status.UNREADABLE, f"{root / rel}: cannot be read", 0.0), True)
+        elif (earlier := manifest.finished(rel, file_hash(contents[rel]), key)) is not None:
+            resumed.append(rel)
+            finish(earlier, False)
+        else:
+            try:
+                shipments.append(ship(root, rel, contents[rel], cap))
+            except TooLarge as err:
+                finish(bad_record(rel, file_hash(contents[rel]), Status.TOO_LARGE, str(err), 0.0), True)
+
+    def landed(done: Done) -> None:
+        output = out_dir / done.record.path
+        if done.output is not None:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(str(output), done.output)
+        else:
+            output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
+        finish(done.record, True)
+
+    try:
+        if shipments:
+            run_files(client, root, shipments, options, "reduce", landed, placement)
+    finally:
+        ordered = [records[rel] for rel in files if rel in records]
+        final = Report(
+            mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
+            seconds=time.perf_counter() - started, options=tuple(key.items()), files=tuple(ordered),
+            buckets=buckets_of(ordered, lambda r: read_or_empty(out_dir / (r.output or r.path))),
+            resumed=tuple(rel for rel in files if rel in resumed), ran_on=ran_on(placement, files),
+        )
+        write_reports(final, out_dir)
+    return final
+
+
+def ran_on(placement: Placement, files: Iterable[str]) -> tuple[tuple[str, str, int], ...]:
+    return tuple((rel, placement.worker[rel], placement.attempts[rel]) for rel in files if rel in placement.worker)
+
+
+def triage_dir_on(client: distributed.Client, root: Path, files: list[str], out_dir: Path | None, options: Options,
+                  on_done: Callable[[FileRecord], None] | None = None, *, per_bucket: int = 0,
+                  cap: int = MAX_SHIP_BYTES) -> Report:
+    """Triage on the cluster: every file's signature is computed there, the buckets here; with ``out_dir``
+    and ``per_bucket`` K, the K smallest originals of each bucket are then reduced there too (into
+    ``out_dir``, at their relative paths) and their records become ``reduced``."""
+    from reducer.report import write_reports
+
+    started = time.perf_counter()
+    done = on_done or (lambda record: None)
+    records: dict[str, FileRecord] = {}
+    placement = Placement()
+    shipments = []
+    for rel in files:
+        data = read_bytes(root / rel)
+        if data is None:
+            records[rel] = bad_record(rel, "", Status.UNREADABLE, f"{root / rel}: cannot be read", 0.0)
+            continue
+        try:
+            shipments.append(ship(root, rel, data, cap))
+        except TooLarge as err:
+            records[rel] = bad_record(rel, file_hash(data), Status.TOO_LARGE, str(err), 0.0)
+
+    def landed(result: Done) -> None:
+        records[result.record.path] = result.record
+        done(result.record)
+
+    for record in records.values():
+        done(record)
+    if shipments:
+        run_files(client, root, shipments, options, "triage", landed, placement)
+    if out_dir is not None and per_bucket > 0:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        chosen = representatives(records.values(), per_bucket)
+        by_rel = {s.rel: s for s in shipments}
+
+        def reduced(result: Done) -> None:
+            if result.output is not None:
+                (out_dir / result.record.path).parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(str(out_dir / result.record.path), result.output)
+                records[result.record.path] = result.record
+            done(result.record)
+        run_files(client, root, [by_rel[rel] for rel in chosen], options, "reduce", reduced, placement)
+    ordered = tuple(records[rel] for rel in files)
+    timeout = options.timeout
+    report = Report(
+        mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
+        seconds=time.perf_counter() - started,
+        options=(("signature", options.signature.level.value), ("match", options.signature.match),
+                 ("timeout", timeout)),
+        files=ordered,
+        buckets=buckets_of(ordered, lambda r: read_or_empty(
+            (out_dir / r.path) if (out_dir and r.status is Status.REDUCED) else root / r.path)),
+        ran_on=ran_on(placement, files),
+    )
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_reports(report, out_dir)
+    return report
+
+
+def representatives(records: Iterable[FileRecord], per_bucket: int) -> list[str]:
+    """The ``per_bucket`` smallest originals of each bucket (by tokens, lines, path)."""
+    groups: dict[tuple[str, ...], list[FileRecord]] = {}
+    for record in records:
+        if record.status.bucketed:
+            groups.setdefault(record.key, []).append(record)
+    chosen = []
+    for members in groups.values():
+        members.sort(key=lambda r: (r.tokens_before, r.lines_before, r.path))
+        chosen.extend(r.path for r in members[:per_bucket])
+    return sorted(chosen)
+
+
+def worker_throughput(report: Report) -> list[str]:
+    """Per worker: files run and their seconds, for the summary."""
+    seconds = {record.path: record.seconds for record in report.files}
+    per: dict[str, list[float]] = {}
+    for rel, worker, _ in report.ran_on:
+        per.setdefault(worker, []).append(seconds.get(rel, 0.0))
+    return [f"{worker}: {len(times)} files, {sum(times):.1f}s busy, "
+            f"{len(times) / max(report.seconds, 1e-9) * 60:.1f} files/min"
+            for worker, times in sorted(per.items())]

@@ -1,0 +1,431 @@
+"""Everything Linux-specific the reducer uses to contain candidate code, behind plain functions.
+
+Landlock (a small ctypes binding: three syscalls, two structs), a seccomp filter on socket families,
+no_new_privs, the child subreaper and parent-death signal, private PID/network/mount namespaces, rlimits,
+and reading process trees from ``/proc``. Every function degrades to a no-op (or reports "unavailable")
+elsewhere, so callers never see an AttributeError on macOS. Candidate-side: imports only the standard library.
+
+``JAX_REDUCE_FORCE_LANDLOCK`` (tests only) pretends the kernel has Landlock ABI 1..N or none ("none"),
+and ``JAX_REDUCE_FORCE_PLATFORM=other`` that the OS is not Linux, so the fallbacks can be tested here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform as _platform
+import resource
+import signal
+import struct
+import sys
+
+FORCE_ENV = "JAX_REDUCE_FORCE_LANDLOCK"
+PLATFORM_ENV = "JAX_REDUCE_FORCE_PLATFORM"  # tests: "other" behaves as on a non-Linux OS (no Linux mechanism)
+LINUX = sys.platform.startswith("linux") and os.environ.get(PLATFORM_ENV, "") != "other"
+
+# Landlock UAPI (include/uapi/linux/landlock.h); the syscall numbers are the same on every architecture.
+_SYS_CREATE, _SYS_ADD_RULE, _SYS_RESTRICT = 444, 445, 446
+_VERSION_FLAG = 1
+_RULE_PATH, _RULE_PORT = 1, 2
+FS_WRITE_FILE, FS_TRUNCATE = 1 << 1, 1 << 14
+# Every kind of write by ABI (reads and execution stay unrestricted: the whole filesystem is readable).
+_FS_WRITES = {1: sum(1 << b for b in (1, 4, 5, 6, 7, 8, 9, 10, 11, 12)), 2: 1 << 13, 3: FS_TRUNCATE}
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1 << 0, 1 << 1
+# Device files every program may write (subprocess.DEVNULL, reading zeros).
+_WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+
+_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER = 1, 38, 22, 36
+_CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not LINUX:
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def _syscall(number: int, *args: object) -> int:
+    if _LIBC is None:
+        raise OSError(errno.ENOSYS, "not Linux")
+    result = _LIBC.syscall(ctypes.c_long(number), *args)
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return result
+
+
+def _prctl(option: int, arg: int, arg3: int = 0) -> None:
+    if _LIBC is None:
+        raise OSError(errno.ENOSYS, "not Linux")
+    if _LIBC.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(arg3), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+# --- Landlock ------------------------------------------------------------------------------------------
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI version to use (0: none), possibly lowered by :data:`FORCE_ENV` for tests."""
+    try:
+        abi = _syscall(_SYS_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(_VERSION_FLAG))
+    except OSError:
+        abi = 0
+    forced = os.environ.get(FORCE_ENV, "")
+    if forced:
+        abi = 0 if forced == "none" else min(abi, int(forced))
+    return abi
+
+
+def fs_write_rights(abi: int) -> int:
+    return sum(bits for version, bits in _FS_WRITES.items() if version <= abi)
+
+
+def landlock_restrict(abi: int, writable: list[str]) -> None:
+    """Make this thread (and everything it starts) unable to write outside ``writable`` or, from ABI 4,
+    bind or connect TCP; from ABI 6, signal or reach abstract sockets of processes outside its domain.
+    Needs no_new_privs (or CAP_SYS_ADMIN) and must run while the process has one thread."""
+    fs = fs_write_rights(abi)
+    net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
+    scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL if abi >= 6 else 0
+    attr = struct.pack("=QQQ", fs, net, scoped)[: 8 if abi < 4 else 16 if abi < 6 else 24]
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    ruleset = _syscall(_SYS_CREATE, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    try:
+        for path in writable:
+            _allow_path(ruleset, path, fs)
+        for device in _WRITABLE_DEVICES:
+            _allow_path(ruleset, device, FS_WRITE_FILE | (FS_TRUNCATE if abi >= 3 else 0))
+        _syscall(_SYS_RESTRICT, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+    finally:
+        os.close(ruleset)
+
+
+def _allow_path(ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path that does not exist grants nothing
+    try:
+        rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
+        _syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH), rule, ctypes.c_uint32(0))
+    finally:
+        os.close(fd)
+
+
+# --- seccomp: which socket families a candidate may create --------------------------------------------
+
+# (AUDIT_ARCH, __NR_socket, __NR_io_uring_setup) by machine.
+_ARCH = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
+_AF_INET, _AF_INET6, _SOCK_TYPE_MASK, _SOCK_STREAM = 2, 10, 0xF, 1
+_RET_ALLOW, _RET_EACCES = 0x7FFF0000, 0x00050000 | errno.EACCES
+
+
+def seccomp_available() -> bool:
+    return LINUX and _platform.machine() in _ARCH
+
+
+def deny_sockets(inet: str) -> None:
+    """Let socket() create only Internet sockets: ``inet`` "any" (the network is private), "stream" (TCP,
+    which Landlock rules) or "none". Unix, netlink, packet... sockets fail with EACCES, as does io_uring
+    (which could create sockets without socket()). Named Unix sockets and UDP are what Landlock cannot
+    rule; this is what keeps a candidate away from local services through them."""
+    arch, nr_socket, nr_uring = _ARCH[_platform.machine()]
+
+    def op(code: int, jt: int, jf: int, k: int) -> bytes:
+        return struct.pack("=HBBI", code, jt, jf, k)
+
+    ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
+    prog = [
+        op(ld, 0, 0, 4), op(jeq, 1, 0, arch), op(ret, 0, 0, _RET_ALLOW),  # another ABI: not ours to filter
+        op(ld, 0, 0, 0), op(jset, 0, 1, 0x40000000), op(ret, 0, 0, _RET_EACCES),  # x32 syscalls
+        op(jeq, 0, 1, nr_uring), op(ret, 0, 0, _RET_EACCES),
+        op(jeq, 1, 0, nr_socket), op(ret, 0, 0, _RET_ALLOW),
+        op(ld, 0, 0, 16),  # socket(family, ...)
+    ]
+    if inet == "none":
+        prog += [op(ret, 0, 0, _RET_EACCES)]
+    elif inet == "any":
+        prog += [op(jeq, 2, 0, _AF_INET), op(jeq, 1, 0, _AF_INET6), op(ret, 0, 0, _RET_EACCES),
+                 op(ret, 0, 0, _RET_ALLOW)]
+    else:
+        prog += [op(jeq, 2, 0, _AF_INET), op(jeq, 1, 0, _AF_INET6), op(ret, 0, 0, _RET_EACCES),
+                 op(ld, 0, 0, 24), op(0x54, 0, 0, _SOCK_TYPE_MASK),  # and type & 0xf
+                 op(jeq, 0, 1, _SOCK_STREAM), op(ret, 0, 0, _RET_ALLOW), op(ret, 0, 0, _RET_EACCES)]
+    code = b"".join(prog)
+    filt = ctypes.create_string_buffer(code, len(code))
+    fprog = struct.pack("=HxxxxxxQ", len(prog), ctypes.addressof(filt))
+    fbuf = ctypes.create_string_buffer(fprog, len(fprog))
+    _prctl(_PR_SET_SECCOMP, 2, ctypes.addressof(fbuf))  # SECCOMP_MODE_FILTER
+
+
+# --- process attributes ---------------------------------------------------------------------------------
+
+
+def no_new_privs() -> None:
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+
+
+def die_with_parent() -> None:
+    """SIGKILL this process when the thread that forked it ends (best effort: not on every OS)."""
+    try:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def become_subreaper() -> bool:
+    """Adopt the orphans of this process's descendants (setsid'd daemons included), so they can be found."""
+    try:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        return True
+    except OSError:
+        return False
+
+
+def set_limits(file_bytes: int, address_bytes: int, processes: int) -> None:
+    """rlimits for this process and its children: largest file, no core dumps, a far address-space backstop,
+    (RLIMIT_NPROC counts all the user's processes and is ignored for root: processes are held by a pids
+    cgroup instead, see :func:`pids_cgroup`)."""
+    wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, file_bytes), (resource.RLIMIT_AS, address_bytes)]
+    for which, value in wanted:
+        if not value and which != resource.RLIMIT_CORE:
+            continue
+        try:
+            hard = resource.getrlimit(which)[1]
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
+# --- namespaces -----------------------------------------------------------------------------------------
+
+
+def pids_cgroup(limit: int) -> str:
+    """A new pids cgroup (v1 hierarchy, or v2 where its pids controller is enabled) below this process's own,
+    capped at ``limit`` tasks (processes and threads); its path, or "" where none can be made."""
+    if not LINUX or limit <= 0:
+        return ""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            base = "/sys/fs/cgroup/pids"
+        elif controllers == "" and os.path.exists("/sys/fs/cgroup/cgroup.subtree_control"):
+            base = "/sys/fs/cgroup"
+        else:
+            continue
+        directory = os.path.join(base + path, f"jax-reduce-{os.getpid()}")
+        try:
+            os.mkdir(directory)
+            with open(os.path.join(directory, "pids.max"), "w") as f:
+                f.write(str(limit))
+            return directory
+        except OSError:
+            try:
+                os.rmdir(directory)
+            except OSError:
+                pass
+    return ""
+
+
+def join_cgroup(directory: str) -> bool:
+    try:
+        with open(os.path.join(directory, "cgroup.procs"), "w") as f:
+            f.write("0")
+        return True
+    except OSError:
+        return False
+
+
+def warm_pool_supported() -> bool:
+    """Whether the warm pool can run here: it forks jax processes and watches them with pidfds (Linux)."""
+    return LINUX and hasattr(os, "pidfd_open")
+
+
+def can_unshare() -> bool:
+    return LINUX and _LIBC is not None and os.geteuid() == 0
+
+
+def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0) -> bool:
+    """Move what this process runs from now on into new PID, network and mount namespaces; return whether
+    it did. The caller continues as PID 2, under a tiny init (PID 1) that exits when the caller does, or
+    when ``watch_fd`` (a socket to the reducer) hangs up, or when the original process dies: the kernel
+    then kills every process left in the namespace, daemons included. ``tied``: the original process dies
+    with the thread that started it (not for pool workers, which a short-lived thread may start).
+    With ``max_tasks``, everything in the namespace is also held to that many tasks by a pids cgroup
+    (removed when the namespace ends). Must be called single-threaded."""
+    if not can_unshare():
+        return False
+    try:
+        if _LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWNS) != 0:
+            return False
+    except (AttributeError, OSError):
+        return False
+    cgroup = pids_cgroup(max_tasks)
+    init = os.fork()
+    if init:
+        _wait_and_mirror(init, tied, cgroup)  # never returns
+    if cgroup and not join_cgroup(cgroup):
+        os._exit(1)
+    # PID 1 of the new namespace.
+    die_with_parent()  # (getppid() is 0 here: the parent is outside the namespace)
+    _mount_proc()
+    child = os.fork()
+    if child == 0:
+        die_with_parent()
+        return True
+    _init_loop(child, watch_fd)
+
+
+def _mount_proc() -> None:
+    """A /proc that shows this namespace's PIDs (so PIDs read there are the ones kill() takes)."""
+    mount = _LIBC.mount
+    mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None)
+    mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), None)
+
+
+def _init_loop(child: int, watch_fd: int) -> None:
+    import select
+
+    poll = select.poll()
+    child_fd = os.pidfd_open(child)
+    poll.register(child_fd, select.POLLIN)
+    if watch_fd >= 0:
+        poll.register(watch_fd, select.POLLRDHUP | select.POLLHUP)
+    status = 0
+    while True:
+        for fd, _ in poll.poll():
+            if fd == watch_fd:
+                os._exit(1)  # the reducer is gone: everything in the namespace dies with us
+        while True:  # reap orphans adopted by PID 1, and the child when it ends
+            try:
+                pid, st = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                pid = 0
+            if pid == child:
+                status = st
+                os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+            if pid == 0:
+                break
+
+
+def _wait_and_mirror(init: int, tied: bool, cgroup: str) -> None:
+    """The original process waits for the namespace's init and ends the way the payload ended."""
+    if tied:
+        die_with_parent()
+    while True:
+        try:
+            status = os.waitpid(init, 0)[1]
+            break
+        except InterruptedError:
+            continue
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+    if cgroup:
+        for _ in range(100):  # the namespace's processes are being reaped; the group empties within moments
+            try:
+                os.rmdir(cgroup)
+                break
+            except OSError:
+                import time
+
+                time.sleep(0.01)
+    if code > 128:
+        signal.signal(code - 128, signal.SIG_DFL)
+        os.kill(os.getpid(), code - 128)
+    os._exit(code)
+
+
+# --- process trees ---------------------------------------------------------------------------------------
+
+
+def children(pid: int | str = "self") -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(p) for p in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def tree_rss(pid: int) -> int:
+    """Resident memory of ``pid`` and all its descendants, in bytes (0 where /proc is missing).
+
+    ``pid`` counts its resident set (cheap, read 20 times a second); descendants, usually none, count their
+    proportional share (Pss): a forked child shares its parent's pages, which RSS would count twice."""
+    total, stack, seen = 0, [pid], set()
+    page = os.sysconf("SC_PAGE_SIZE") if LINUX else 4096
+    while stack:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            total += _rss(p, page) if p == pid else _pss(p)
+        except (OSError, ValueError, IndexError):
+            continue
+        stack += children(p)
+    return total
+
+
+def _rss(pid: int, page: int) -> int:
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * page
+
+
+def _pss(pid: int) -> int:
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def kill_descendants(keep: int = 0) -> int:
+    """Kill every descendant of this process but ``keep`` (a subreaper: orphans come back to it); return how many."""
+    killed = 0
+    for _ in range(10000):
+        kids = [pid for pid in children() if pid != keep]
+        if not kids:
+            break
+        for pid in kids:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+                killed += 1
+            except ChildProcessError:
+                pass
+    return killed
+
+
+def memory_total() -> int:
+    """Physical memory in bytes (0 if unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0

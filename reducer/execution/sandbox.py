@@ -1,0 +1,140 @@
+"""What contains a candidate: the :class:`Sandbox` policy, sized once from the machine, and applying it.
+
+The policy is decided in the reducer (from the options and the machine, never from ``--jobs``, so results
+cannot depend on it), sent as JSON to every process that runs candidate code, and applied there with
+:func:`Sandbox.enter` right after fork or start, while the process is single-threaded. The mechanisms are
+in :mod:`reducer.execution.platform`. Candidate-side: imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from typing import Any
+
+from reducer.execution import platform
+
+GIB, MIB = 1 << 30, 1 << 20
+DEFAULT_FILE_BYTES = 4 * GIB  # the largest file a candidate may write
+DEFAULT_PROCESSES = 1024  # tasks (processes and threads: XLA's pools count) per worker, by a pids cgroup
+
+
+def default_memory_bytes() -> int:
+    """A quarter of physical memory, in 256 MiB steps (at least 1 GiB)."""
+    total = platform.memory_total()
+    return max(GIB, (total // 4) // (256 * MIB) * (256 * MIB)) if total else 4 * GIB
+
+
+@dataclasses.dataclass(frozen=True)
+class Sandbox:
+    """The policy for every process that runs candidate code."""
+
+    enabled: bool = True
+    allow_write: tuple[str, ...] = ()  # directories candidates may also write (--allow-write)
+    memory_bytes: int = 0  # resident memory per candidate (process tree); 0: no cap
+    file_bytes: int = DEFAULT_FILE_BYTES
+    processes: int = DEFAULT_PROCESSES
+    landlock: int = 0  # the Landlock ABI used (0: none)
+    namespaces: bool = False  # private PID, network and mount namespaces per worker
+    pids_cgroup: bool = False  # a pids cgroup per worker caps processes (fork bombs)
+    seccomp: bool = False  # socket families filtered
+
+    @classmethod
+    def for_machine(cls, enabled: bool = True, allow_write: tuple[str, ...] = (), memory_mb: int = 0) -> Sandbox:
+        """The policy this machine supports; ``memory_mb`` overrides the memory cap (--memory-limit)."""
+        memory = memory_mb * MIB if memory_mb else default_memory_bytes()
+        if not enabled:
+            return cls(enabled=False, memory_bytes=memory_mb * MIB, file_bytes=0, processes=0)
+        dirs = tuple(os.path.realpath(d) for d in allow_write)
+        return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, platform.landlock_abi(),
+                   platform.can_unshare(), platform.seccomp_available(), _pids_cgroup_works())
+
+    @property
+    def address_backstop(self) -> int:
+        """RLIMIT_AS, far above the memory cap: XLA and LLVM reserve much address space they never touch."""
+        return self.memory_bytes + 128 * GIB if self.memory_bytes else 0
+
+    def inet(self) -> str:
+        """Which Internet sockets the seccomp filter lets through (see platform.deny_sockets)."""
+        if self.namespaces:
+            return "any"  # a private network namespace: nothing local to reach
+        return "stream" if self.landlock >= 4 else "none"
+
+    def unprotected(self) -> list[str]:
+        """What this policy leaves open, for the warning at start."""
+        if not self.enabled:
+            return ["everything (--no-sandbox)"]
+        gaps = []
+        if self.landlock == 0:
+            gaps.append("files outside scratch (no Landlock)" if platform.LINUX else "files outside scratch")
+        if self.landlock < 6:
+            gaps.append("signals to other processes")
+        if not self.seccomp and not self.namespaces:
+            gaps.append("network and local sockets")
+        if not self.namespaces:
+            gaps.append("processes left behind by a killed reducer")
+        if not self.pids_cgroup:
+            gaps.append("the number of processes (fork bombs)")
+        return gaps
+
+    def describe(self) -> str:
+        """One line: "sandbox: landlock ABI 6 (files, tcp, signals), network namespace, memory 3.5 GiB/candidate"."""
+        memory = f"memory {self.memory_bytes / GIB:.2g} GiB/candidate" if self.memory_bytes else "memory uncapped"
+        if not self.enabled:
+            return f"sandbox: off (--no-sandbox), {memory}"
+        scopes = ["files"] + (["tcp"] if self.landlock >= 4 else []) + (["signals"] if self.landlock >= 6 else [])
+        parts = [f"landlock ABI {self.landlock} ({', '.join(scopes)})" if self.landlock else "no landlock"]
+        if self.namespaces:
+            parts.append("pid+network namespace")
+        if self.seccomp:
+            parts.append("socket filter")
+        if self.pids_cgroup:
+            parts.append(f"{self.processes} tasks")
+        if self.allow_write:
+            parts.append("also writable: " + ", ".join(self.allow_write))
+        return f"sandbox: {', '.join(parts)}, {memory}, files {self.file_bytes // GIB} GiB"
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Sandbox:
+        data: dict[str, Any] = json.loads(text)
+        data["allow_write"] = tuple(data.get("allow_write", ()))
+        return cls(**data)
+
+    def enter(self, scratch: str, own_children: bool = True) -> None:
+        """Contain this process (and all it starts) for good: writes only under ``scratch`` and the allowed
+        directories, limits, sockets. Call single-threaded, after fork or at start. Raises OSError if a
+        mechanism the policy promised fails (the candidate must not run unprotected)."""
+        if not self.enabled:
+            return
+        if own_children:
+            platform.become_subreaper()
+        platform.set_limits(self.file_bytes, self.address_backstop, self.processes)
+        if not platform.LINUX:
+            return
+        platform.no_new_privs()
+        if self.landlock:
+            platform.landlock_restrict(self.landlock, [scratch, *self.allow_write])
+        if self.seccomp:
+            platform.deny_sockets(self.inet())
+
+
+def _pids_cgroup_works() -> bool:
+    directory = platform.pids_cgroup(DEFAULT_PROCESSES)
+    if directory:
+        os.rmdir(directory)
+    return bool(directory)
+
+
+def warn_once(sandbox: Sandbox, stream: Any = None) -> str:
+    """The warning to print at start when something is not protected ("" when all is)."""
+    gaps = sandbox.unprotected()
+    if not gaps or not sandbox.enabled:
+        return ""
+    text = f"jax-reduce: warning: the sandbox cannot protect {'; '.join(gaps)} on this system"
+    print(text, file=stream or sys.stderr)
+    return text
