@@ -23,7 +23,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "tracker"))
+# The repository first (this directory's tracker.py would shadow the tracker package), then the harness.
+sys.path[0:1] = [str(ROOT), str(ROOT / "tests" / "tracker")]
 
 from tracker_harness import FLAGS, IMPLICIT, UNDER_JAX_TRACK, env  # noqa: E402
 

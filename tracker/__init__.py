@@ -6,8 +6,8 @@
 - ``jax-track script.py`` runs a script under the tracker (``--reduce`` also reduces the repro).
 
 What it owns: the hooks on JAX's APIs (hook, apis, firstorder), the recorded call tree (runtime,
-calltree, values), turning that tree into a repro (emitter; scopes.check_scopes checks that every
-name a repro reads is bound) and saving it (api, cli, config).
+calltree, values), turning that tree into a repro (emitter, which builds libcst nodes with nodes;
+scopes.check_scopes checks that every name a repro reads is bound) and saving it (api, cli, config).
 What it may import: jax, numpy, libcst, the standard library, ``reprokit`` and the reducer's public
 face only (``reducer`` itself, for ``--reduce`` and signatures); never a reducer submodule
 (tests/test_architecture.py enforces it). The reducer never imports the tracker.

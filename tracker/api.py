@@ -7,13 +7,18 @@ import logging
 import os
 import sys
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+import libcst as cst
 
 from reprokit.files import write_atomically
 from tracker import config
 from tracker.calltree import FunctionDef, Statement, walk
 from tracker.hook import adopt
 from tracker.runtime import RUNTIME, ReproError, Slot
+
+if TYPE_CHECKING:  # the emitter imports the handlers' modules
+    from tracker.emitter import Site
 
 log = logging.getLogger("tracker")
 
@@ -31,8 +36,8 @@ def enable(flags: config.Flags | None = None) -> None:
 
 
 class _Collect:
-    def emit(self, stmt: Statement, ctx: Any) -> str:
-        return ctx.call(ctx.function(stmt, "fun"), stmt.args, stmt.kwargs)
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        return site.call(site.function("fun"), stmt.args, stmt.kwargs)
 
 
 COLLECT = _Collect()

@@ -11,10 +11,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+import libcst as cst
+
+from tracker import nodes as N
 from tracker.calltree import Statement
 from tracker.runtime import RUNTIME, Slot, method_wrapper
+
+if TYPE_CHECKING:  # the emitter imports this module
+    from tracker.emitter import Site
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,9 +43,9 @@ class Returned:
 
 
 class ReturnedCall:
-    def emit(self, stmt: Statement, ctx: Any) -> str:
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
         fun, *args = stmt.args
-        return ctx.call(ctx.expr(fun), args, stmt.kwargs)
+        return site.call(site.expr(fun), args, stmt.kwargs)
 
 
 RETURNED_CALL = ReturnedCall()
@@ -117,8 +123,8 @@ class Api:
         _remember_name(stmt, role, fun)
         return RUNTIME.user_function(fun, Slot(stmt, role), select)
 
-    def emit(self, stmt: Statement, ctx: Any) -> str:
-        return ctx.call(self.public, stmt.args, stmt.kwargs)
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        return site.call(self.public, stmt.args, stmt.kwargs)
 
 
 class Transform(Api):
@@ -204,22 +210,22 @@ class Transform(Api):
     # Public defaults a private entry point receives explicitly (shard_map's check_vma=True): left out.
     defaults: dict[str, Any] = {}
 
-    def emit(self, stmt: Statement, ctx: Any) -> str:
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
         options = {k: v for k, v in stmt.options.items() if k not in ("static", "names", "user_statics")}
         fun = FunctionRef("fun")
         args, kwargs = stmt.args, stmt.kwargs
         if stmt.functions.get("fun") is None and stmt.error is not None:
             # JAX failed before tracing: the statics may be the bug (unhashable), so keep them.
             static_nums, static_names, args, kwargs = stmt.options["static"]
-            args, kwargs = ctx.normalized(args), ctx.normalized(kwargs)
+            args, kwargs = site.normalized(args), site.normalized(kwargs)
             if stmt.options.get("user_statics"):  # as the user wrote them
                 options.update(stmt.options["user_statics"])
             else:
                 for key, value in ((self.statics[:1], static_nums), (self.static_names[:1], static_names)):
                     if key and value:
                         options[key[0]] = value
-        transform = ctx.call(self.public, (fun,), options)
-        return ctx.call(transform, args, kwargs)
+        transform = site.call(self.public, (fun,), options)
+        return site.call(transform, args, kwargs)
 
 
 def _snapshot_donated(args: tuple, kwargs: dict) -> None:
@@ -385,19 +391,19 @@ class Custom(Api):
             setattr(clone, rule, self.user_function(original, stmt, rule, select))
         return RUNTIME.run(stmt, lambda: real(clone, *call_args, **kwargs))
 
-    def emit(self, stmt: Statement, ctx: Any) -> str:
-        obj = ctx.fresh("custom")
-        ctx.prelude(f"{obj} = {self.public}({ctx.function(stmt, 'fun')})")
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        obj = N.name(site.fresh("custom"))
+        site.prelude.append(N.assign(obj, site.call(self.public, (site.function("fun"),), {})))
         if "defjvps" in stmt.options:
-            rules = ", ".join(ctx.function(stmt, f"jvp{i}") if defined else "None"
-                              for i, defined in enumerate(stmt.options["defjvps"]))
-            ctx.prelude(f"{obj}.defjvps({rules})")
-            return ctx.call(obj, stmt.args, stmt.kwargs)
-        rules = ", ".join(ctx.function(stmt, rule) for rule in self.rules)
+            rules = [site.function(f"jvp{i}") if defined else N.name("None")
+                     for i, defined in enumerate(stmt.options["defjvps"])]
+            site.prelude.append(N.expression_statement(N.call(N.attribute(obj, "defjvps"), rules)))
+            return site.call(obj, stmt.args, stmt.kwargs)
+        rules = [site.function(rule) for rule in self.rules]
         define = "defjvp" if self.rules == ("jvp",) else "defvjp"
-        extra = ", symbolic_zeros=True" if stmt.options.get("symbolic_zeros") else ""
-        ctx.prelude(f"{obj}.{define}({rules}{extra})")
-        return ctx.call(obj, stmt.args, stmt.kwargs)
+        extra = [("symbolic_zeros", N.name("True"))] if stmt.options.get("symbolic_zeros") else []
+        site.prelude.append(N.expression_statement(N.call(N.attribute(obj, define), rules, extra)))
+        return site.call(obj, stmt.args, stmt.kwargs)
 
 
 def _defjvps_rules(obj: Any) -> tuple | None:
@@ -452,23 +458,17 @@ class Callback(Api):
                                  {"outputs": outputs})
         return RUNTIME.run(stmt, lambda: real(recording_callback, *rest, **kwargs))
 
-    def emit(self, stmt: Statement, ctx: Any) -> str:
-        name = ctx.fresh("callback")
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        name = site.fresh("callback")
         outputs = stmt.options["outputs"]
         if outputs:
-            value = ctx.expr(ctx.normalized(outputs[0]))
-        else:
-            value = f"jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), {ctx.expr(stmt.args[1])})"
-        ctx.prelude(f"def {name}(*args, **kwargs):\n    return {value}")
-        stmt_args = (_Name(name),) + tuple(stmt.args[1:])
-        return ctx.call(self.public, stmt_args, stmt.kwargs)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Name:
-    """Source text passed through the emitter as is."""
-
-    text: str
+            value = site.expr(site.normalized(outputs[0]))
+        else:  # zeros shaped like the declared result (``stmt.args[1]``)
+            s = N.name("s")
+            zeros = N.lambda_(["s"], N.call("np.zeros", [N.attribute(s, "shape"), N.attribute(s, "dtype")]))
+            value = N.call("jax.tree_util.tree_map", [zeros, site.expr(stmt.args[1])])
+        site.prelude.append(N.function_def(name, N.parameters((), star_args=True), [N.returns(value)]))
+        return site.call(self.public, (N.name(name), *stmt.args[1:]), stmt.kwargs)
 
 
 class DebugPrint(Api):

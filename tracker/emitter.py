@@ -1,4 +1,4 @@
-"""Turn recorded statements into a standalone program, as a ``libcst.Module``.
+"""Turn recorded statements into a standalone program, built as a ``libcst.Module`` node by node.
 
 Every traced value (a tracer, an array a recorded call made) gets one name. A user function is defined
 at the highest scope where all its free values are in scope (module level when it closes over
@@ -6,6 +6,11 @@ nothing). A value used outside the function that made it (a leaked tracer) is pu
 ``global``. Concrete inputs become module-level constants: literals when small, ``np.ones(shape,
 dtype)`` above ``fake_array_threshold`` elements, or values loaded from a ``.npz`` with
 ``save_arrays``.
+
+Scoping is decided, not guessed: ``analyse`` places every function and finds every leak before any
+node exists, and each statement is built for a ``Site`` (the statement and the function whose body it
+goes in), so a name is written only where the scope it is bound in encloses the site. Handlers
+(``Api.emit``, ``Operators.emit``...) receive that ``Site`` and return an expression node.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ import dataclasses
 import enum
 import itertools
 import os
+import sys
 import types
+from collections.abc import Callable, Sequence
 from typing import Any, Mapping
 
 import libcst as cst
@@ -23,12 +30,15 @@ import numpy as np
 import jax
 from jax._src import core
 
+from tracker import nodes as N
 from tracker import values as V
-from tracker.apis import FunctionRef, Returned, _Name
+from tracker.apis import FunctionRef, Returned
 from tracker.calltree import FunctionDef, Statement
 from tracker.config import Flags
 
 Scope = FunctionDef | None  # None is the module
+Key = Any  # a tuple index or a dict key on the way from a container to a leaf
+Expr = cst.BaseExpression
 
 
 class EmitError(Exception):
@@ -42,8 +52,89 @@ class Emitted:
     problems: tuple[str, ...]  # what could not be emitted faithfully
 
 
+@dataclasses.dataclass(frozen=True, order=True)
+class Import:
+    """One import line; ``order`` is where it sorts among the others: ``import`` lines first, each
+    kind by its text."""
+
+    order: str
+    module: str
+    attr: str | None = None
+    alias: str | None = None
+
+    @staticmethod
+    def of(module: str, alias: str | None = None) -> "Import":
+        return Import(f"0 import {module}" + (f" as {alias}" if alias else ""), module, None, alias)
+
+    @staticmethod
+    def from_(module: str, attr: str, alias: str | None = None) -> "Import":
+        return Import(f"1 from {module} import {attr}" + (f" as {alias}" if alias else ""), module, attr, alias)
+
+    def node(self) -> cst.SimpleStatementLine:
+        return N.import_from(self.module, self.attr, self.alias) if self.attr else N.import_(self.module, self.alias)
+
+
+BASE_IMPORTS = frozenset({Import.of("jax"), Import.of("jax.numpy", "jnp"), Import.of("numpy", "np"),
+                          Import.from_("jax", "lax")})
+# Modules a dotted path reaches without an import of its own (``jax.scipy.special.logsumexp`` needs
+# ``import jax.scipy.special``): imported after the others, in this order, when a path uses them.
+IMPLIED = (("operator.", Import.of("operator")), ("jax.experimental.", Import.of("jax.experimental")),
+           ("jax.scipy.", Import.of("jax.scipy.special")))
+
+
 def is_named(obj: Any) -> bool:
     return V.is_traced(obj) or isinstance(obj, Returned)
+
+
+@dataclasses.dataclass(frozen=True)
+class Site:
+    """Where a statement is being written: the typed context its handler builds nodes in.
+
+    ``scope`` is the function whose body receives the statement (None: the module); every name the
+    handler asks for is resolved against it. ``prelude`` collects statements the handler needs before
+    its expression (a stub, a ``custom_jvp`` object and its rules)."""
+
+    emitter: "Emitter"
+    statement: Statement
+    scope: Scope
+    prelude: list[cst.BaseStatement] = dataclasses.field(default_factory=list)
+
+    def expr(self, obj: Any) -> Expr:
+        return self.emitter.expr(obj, self)
+
+    def operand(self, obj: Any) -> Expr:
+        return N.operand(self.expr(obj))
+
+    def call(self, func: Expr | str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> cst.Call:
+        return N.call(self.path(func) if isinstance(func, str) else func, [self.expr(a) for a in args],
+                      [(k, self.expr(v)) for k, v in kwargs.items()])
+
+    def path(self, dotted: str) -> Expr:
+        """A public name (``jnp.dot``), importing what it needs."""
+        return self.emitter.path(dotted)
+
+    def subscript(self, value: Any, index: Any) -> cst.Subscript:
+        items = index if type(index) is tuple else (index,)
+        return N.subscript(self.operand(value), [self._index_item(x) for x in items],
+                           tuple_index=type(index) is tuple)
+
+    def _index_item(self, item: Any) -> Expr | cst.Slice:
+        if isinstance(item, slice):
+            parts = [None if p is None else self.expr(p) for p in (item.start, item.stop, item.step)]
+            return N.slice_(*parts)
+        return self.expr(item)
+
+    def function(self, role: str) -> cst.Name:
+        return self.emitter.function(self, role)
+
+    def fresh(self, prefix: str) -> str:
+        return self.emitter.fresh(prefix)
+
+    def normalized(self, obj: Any) -> Any:
+        return V.normalize(obj)
+
+    def primitive(self, primitive: Any) -> Expr:
+        return self.emitter.primitive(primitive)
 
 
 class Emitter:
@@ -60,21 +151,21 @@ class Emitter:
         self.functions: list[FunctionDef] = []
         self.placement: dict[int, Scope] = {}
         self.leaks: dict[int, str] = {}  # value id -> global alias
-        self.constants: dict[int, tuple[str, str]] = {}
+        self.constants: dict[int, tuple[str, Expr]] = {}
         self.arrays: dict[str, np.ndarray] = {}
-        self.imports: set[str] = {"import jax", "import jax.numpy as jnp", "import numpy as np",
-                                  "from jax import lax"}
+        self.imports: set[Import] = set(BASE_IMPORTS)
+        self.implied: set[Import] = set()
         self.problems: list[str] = []
         self.counter = itertools.count(1)
         self.keep: list[Any] = []  # objects whose ids we rely on
         self.emitted_functions: set[int] = set()
         self._free_memo: dict[int, set[int]] = {}
         self.function_names: dict[int, str] = {}
-        self.containers: dict[tuple[int, Any], str] = {}  # (function id, shape of a param) -> its name
+        # (function id, shape of a param) -> the parameter's name and the keys to that part of it
+        self.containers: dict[tuple[int, Any], tuple[str, tuple[Key, ...]]] = {}
         self.param_names: dict[tuple[int, int], str] = {}
-        self._prelude: list[str] = []
-        self._scope: Scope = None
-        self._statement: Statement | None = None
+        self.used_ids: set[int] = set()
+        self.pending_comments: list[str] = []  # said before the next statement written
 
     # -- analysis ----------------------------------------------------------------------------------
 
@@ -128,10 +219,10 @@ class Emitter:
             name = key if isinstance(key, str) else self.fresh("args")
             if isinstance(key, int):
                 self.param_names[(fdef.id, key)] = name
-            for path, sub in _containers(arg):
+            for keys, sub in _containers(arg):
                 sig = _shape(sub)
                 if sig is not None:
-                    self.containers.setdefault((fdef.id, sig), f"{name}{path}")
+                    self.containers.setdefault((fdef.id, sig), (name, keys))
 
     def _use(self, scope: Scope, tree: Any) -> None:
         uses = self.uses.setdefault(scope, [])
@@ -207,217 +298,201 @@ class Emitter:
             self.function_names[fdef.id] = self.fresh(fdef.name)
         return self.function_names[fdef.id]
 
-    # -- expressions (the ``ctx`` handlers see) ----------------------------------------------------
+    def path(self, dotted: str) -> Expr:
+        for prefix, needed in IMPLIED:
+            if dotted.startswith(prefix):
+                self.implied.add(needed)
+        if dotted.startswith("jax._src."):
+            parts = dotted.split(".")
+            module = next((".".join(parts[:n]) for n in range(len(parts), 1, -1)
+                           if ".".join(parts[:n]) in sys.modules), "jax")
+            self.imports.add(Import.of(module))
+        return N.dotted(dotted)
 
-    def normalized(self, obj: Any) -> Any:
-        return V.normalize(obj)
+    # -- expressions -------------------------------------------------------------------------------
 
-    def prelude(self, code: str) -> None:
-        self._prelude.append(code)
-
-    def call(self, callee: str, args: Any, kwargs: dict[str, Any]) -> str:
-        parts = [self.expr(a) for a in args]
-        parts += [f"{k}={self.expr(v)}" for k, v in kwargs.items()]
-        return f"{callee}({', '.join(parts)})"
-
-    def operand(self, tree: Any) -> str:
-        text = self.expr(tree)
-        try:
-            float(text)
-            return text if not text.startswith("-") else f"({text})"
-        except ValueError:
-            pass
-        simple = text.replace("_", "").replace(".", "").isalnum() or text.endswith(")") and \
-            text.split("(")[0].replace(".", "").replace("_", "").isalnum()
-        return text if simple and not text.startswith("-") else f"({text})"
-
-    def index(self, tree: Any) -> str:
-        items = tree if type(tree) is tuple else (tree,)
-        parts = [self._index_item(x) for x in items]
-        if type(tree) is tuple and len(parts) == 1:
-            return parts[0] + ","
-        return ", ".join(parts) if parts else "()"
-
-    def _index_item(self, item: Any) -> str:
-        if isinstance(item, slice):
-            parts = ["" if p is None else self.expr(p) for p in (item.start, item.stop, item.step)]
-            return ":".join(parts[:2]) + (f":{parts[2]}" if parts[2] else "")
-        return self.expr(item)
-
-    def function(self, stmt: Statement, role: str) -> str:
-        fdef = stmt.functions.get(role)
+    def function(self, site: Site, role: str) -> cst.Name:
+        fdef = site.statement.functions.get(role)
         if fdef is None:
-            name = self.fresh(stmt.options.get("names", {}).get(role, role))
-            self.prelude(f"def {name}(*args, **kwargs):\n"
-                         f"    raise NotImplementedError('JAX did not trace this function in the original run')")
-            return name
-        return self.function_name(fdef)
+            name = self.fresh(site.statement.options.get("names", {}).get(role, role))
+            message = N.string("JAX did not trace this function in the original run")
+            site.prelude.append(N.function_def(name, N.parameters((), star_args=True),
+                                               [N.raises(N.call("NotImplementedError", [message]))]))
+            return N.name(name)
+        return N.name(self.function_name(fdef))
 
-    def primitive(self, primitive: Any) -> str:
+    def primitive(self, primitive: Any) -> Expr:
         import jax.extend.core.primitives as prims
         attr = f"{primitive.name}_p"
         if getattr(prims, attr, None) is primitive:
-            self.imports.add("from jax.extend.core import primitives as prims")
-            return f"prims.{attr}.bind"
+            self.imports.add(Import.from_("jax.extend.core", "primitives", "prims"))
+            return N.dotted(f"prims.{attr}.bind")
         module = _defining_module(primitive)
         if module is None:
             raise EmitError(f"cannot find where primitive {primitive.name} is defined")
-        self.imports.add(f"import {module[0]}")
-        return f"{module[0]}.{module[1]}.bind"
+        self.imports.add(Import.of(module[0]))
+        return N.dotted(f"{module[0]}.{module[1]}.bind")
 
-    def expr(self, obj: Any) -> str:
+    def expr(self, obj: Any, site: Site) -> Expr:
+        if isinstance(obj, cst.BaseExpression):  # a handler's own node
+            return obj
         if isinstance(obj, FunctionRef):
-            return self.function(self._statement, obj.role)
-        if isinstance(obj, _Name):
-            return obj.text
+            return self.function(site, obj.role)
         if is_named(obj) and id(obj) in self.def_scopes:
-            if self._visible(obj, self._scope):
-                return self.name_of(obj)
+            if self._visible(obj, site.scope):
+                return N.name(self.name_of(obj))
             if id(obj) in self.leaks:
-                return self.leaks[id(obj)]
+                return N.name(self.leaks[id(obj)])
         if isinstance(obj, core.Tracer):
             self.problems.append(f"a tracer of shape {obj.shape} comes from outside the recorded calls")
-            return f"np.zeros({tuple(obj.shape)!r}, dtype={V.dtype_expr(obj.dtype)})"
+            return N.call("np.zeros", [N.shape(obj.shape)], [("dtype", N.dtype(obj.dtype))])
         if isinstance(obj, np.generic) and not isinstance(obj, np.void):
-            return V.array_literal(obj, self.flags.fake_array_threshold, None)
+            return N.array(obj, self.flags.fake_array_threshold, None)
         if V.is_array(obj):
             return self._constant(obj)
-        if isinstance(self._scope, FunctionDef) and isinstance(obj, (tuple, list, dict)):
-            name = self.containers.get((self._scope.id, _shape(obj)))
-            if name is not None:
-                return name
+        if isinstance(site.scope, FunctionDef) and isinstance(obj, (tuple, list, dict)):
+            found = self.containers.get((site.scope.id, _shape(obj)))
+            if found is not None:
+                return self._reach(N.name(found[0]), found[1], site)
         if type(obj) is tuple:
-            inner = ", ".join(self.expr(x) for x in obj)
-            return f"({inner},)" if len(obj) == 1 else f"({inner})"
+            return N.tuple_([self.expr(x, site) for x in obj])
         if type(obj) is list:
-            return "[" + ", ".join(self.expr(x) for x in obj) + "]"
+            return N.list_([self.expr(x, site) for x in obj])
         if type(obj) is dict:
-            return "{" + ", ".join(f"{self.expr(k)}: {self.expr(v)}" for k, v in obj.items()) + "}"
+            return N.dict_([(self.expr(k, site), self.expr(v, site)) for k, v in obj.items()])
         if isinstance(obj, (set, frozenset)):
-            return f"{type(obj).__name__}([{', '.join(self.expr(x) for x in sorted(obj, key=repr))}])"
-        return self._other(obj)
+            items = [self.expr(x, site) for x in sorted(obj, key=repr)]
+            return N.call(type(obj).__name__, [N.list_(items)])
+        return self._other(obj, site)
 
-    def _other(self, obj: Any) -> str:
+    def _reach(self, base: Expr, keys: Sequence[Key], site: Site) -> Expr:
+        """``base[k1][k2]...``: a leaf or part of a container parameter."""
+        for key in keys:
+            base = N.subscript(base, [self.expr(key, site)])
+        return base
+
+    def _other(self, obj: Any, site: Site) -> Expr:
         if obj is Ellipsis:
-            return "..."
+            return cst.Ellipsis()
         if isinstance(obj, slice):
-            return f"slice({self.expr(obj.start)}, {self.expr(obj.stop)}, {self.expr(obj.step)})"
+            return N.call("slice", [self.expr(p, site) for p in (obj.start, obj.stop, obj.step)])
         if isinstance(obj, (type(None), bool, int, float, complex, str, bytes)):
-            return V.scalar_literal(obj)
+            return N.scalar(obj)
         if isinstance(obj, np.dtype):
-            return f"jnp.dtype({obj.name!r})"
+            return N.call("jnp.dtype", [N.string(obj.name)])
         if isinstance(obj, type):
             if obj in (int, float, bool, complex):
-                return obj.__name__
+                return N.name(obj.__name__)
             try:
-                return f"jnp.{np.dtype(obj).name}"
+                return N.dotted(f"jnp.{np.dtype(obj).name}")
             except TypeError:
                 pass
         if isinstance(obj, enum.Enum):
-            return self._path(V.enum_expr(obj))
+            return self.path(N.enum_path(obj))
         if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-            fields = ", ".join(f"{k}={self.expr(v)}" for k, v in zip(obj._fields, obj))
-            return f"{self._path(V.public_path(type(obj)))}({fields})"
+            return N.call(self.path(N.public_path(type(obj))), [],
+                          [(k, self.expr(v, site)) for k, v in zip(obj._fields, obj)])
         if isinstance(obj, jax.ShapeDtypeStruct):
-            return f"jax.ShapeDtypeStruct({tuple(obj.shape)!r}, {self.expr(np.dtype(obj.dtype))})"
-        return self._sharding(obj)
+            return N.call("jax.ShapeDtypeStruct", [N.shape(obj.shape), self.expr(np.dtype(obj.dtype), site)])
+        return self._sharding(obj, site)
 
-    def _sharding(self, obj: Any) -> str:
+    def _sharding(self, obj: Any, site: Site) -> Expr:
         from jax.sharding import Mesh, NamedSharding, PartitionSpec
         from tracker.firstorder import FirstOrder
         if isinstance(obj, FirstOrder):
-            return obj.public
+            return self.path(obj.public)
         if isinstance(obj, PartitionSpec):
-            return f"jax.sharding.PartitionSpec({', '.join(self.expr(p) for p in obj)})"
+            return N.call("jax.sharding.PartitionSpec", [self.expr(p, site) for p in obj])
         if isinstance(obj, Mesh):
-            ids = [d.id for d in obj.devices.flat]
-            return (f"jax.sharding.Mesh(np.array([jax.devices()[i] for i in {ids!r}]).reshape("
-                    f"{tuple(obj.devices.shape)!r}), {tuple(obj.axis_names)!r})")
+            return N.call("jax.sharding.Mesh", [_device_grid(obj), N.tuple_([N.string(a) for a in obj.axis_names])])
         if isinstance(obj, NamedSharding):
-            return f"jax.sharding.NamedSharding({self.expr(obj.mesh)}, {self.expr(obj.spec)})"
+            return N.call("jax.sharding.NamedSharding", [self.expr(obj.mesh, site), self.expr(obj.spec, site)])
         if isinstance(obj, types.FunctionType) and getattr(jax.checkpoint_policies, obj.__name__, None) is obj:
-            return f"jax.checkpoint_policies.{obj.__name__}"
+            return N.dotted(f"jax.checkpoint_policies.{obj.__name__}")
         if type(obj).__name__ == "PRNGImpl":
-            self.imports.add("import jax._src.prng")
-            return f"jax._src.prng.prngs[{obj.name!r}]"
+            self.imports.add(Import.of("jax._src.prng"))
+            return N.subscript(N.dotted("jax._src.prng.prngs"), [N.string(obj.name)])
         raise EmitError(f"cannot write a {type(obj).__name__} value as Python: {obj!r:.80}")
 
-    def _path(self, path: str) -> str:
-        if path.startswith("jax._src."):
-            import sys
-            parts = path.split(".")
-            module = next((".".join(parts[:n]) for n in range(len(parts), 1, -1)
-                           if ".".join(parts[:n]) in sys.modules), "jax")
-            self.imports.add(f"import {module}")
-        return path
-
-    def _constant(self, array: Any) -> str:
+    def _constant(self, array: Any) -> cst.Name:
         if id(array) in self.constants:
-            return self.constants[id(array)][0]
+            return N.name(self.constants[id(array)][0])
         name = self.fresh("c")
-        saved = None
-        if self.flags.save_arrays and self.npz_name:
-            def saved(a: np.ndarray, name: str = name) -> str:
-                self.arrays[name] = a
-                return f"_arrays[{name!r}]"
+        saved = self._saver(name) if self.flags.save_arrays and self.npz_name else None
         kept = self.snapshots.get(id(array))
         value = kept[1] if kept is not None and kept[0] is array else array  # donated: the copy
-        literal = V.array_literal(value, self.flags.fake_array_threshold, saved)
+        literal = N.array(value, self.flags.fake_array_threshold, saved)
         self.keep.append(array)
         self.constants[id(array)] = (name, literal)
-        return name
+        return N.name(name)
+
+    def _saver(self, name: str) -> Callable[[np.ndarray], Expr]:
+        """Saves an array under ``name`` in the ``.npz``; the repro reads ``_arrays[name]``."""
+        def saved(array: np.ndarray) -> Expr:
+            self.arrays[name] = array
+            return N.subscript(N.name("_arrays"), [N.string(name)])
+        return saved
 
     # -- statements --------------------------------------------------------------------------------
 
-    def statement_lines(self, stmt: Statement) -> list[str]:
-        self._statement = stmt
-        self._prelude = []
+    def statement_nodes(self, stmt: Statement, scope: Scope) -> list[cst.BaseStatement]:
+        site = Site(self, stmt, scope)
         try:
-            call = stmt.handler.emit(stmt, self)
+            call = stmt.handler.emit(stmt, site)
         except EmitError as error:
             self.problems.append(str(error))
-            return [f"# jax-reduce could not write this {stmt.kind} call ({stmt.name}): {error}"]
-        lines = []
-        for code in self._prelude:  # a stub or callback defined at module level: set apart like any def
-            lines.extend(["", "", code, "", ""] if self._scope is None and code.startswith("def ") else [code])
-        target, extra = ("result", []) if stmt.kind == "collect" else self._targets(stmt)
-        lines.append(f"{target} = {call}" if target else call)
-        lines.extend(extra)
-        for _, leaf in V.paths(stmt.result) if stmt.returned else ():
-            lines.extend(self._publish(leaf))
-        return lines
+            self.pending_comments.append(f"jax-reduce could not write this {stmt.kind} call ({stmt.name}): {error}")
+            return []
+        out = list(site.prelude)
+        if stmt.kind == "collect":
+            out.append(N.assign("result", call))
+        else:
+            target, extra = self._targets(stmt, site)
+            out.append(N.assign(target, call) if target is not None else N.expression_statement(call))
+            out.extend(extra)
+        for _, leaf in _paths(stmt.result) if stmt.returned else ():
+            out.extend(self._publish(leaf, scope))
+        return out
 
-    def _targets(self, stmt: Statement) -> tuple[str, list[str]]:
+    def _targets(self, stmt: Statement, site: Site) -> tuple[Expr | None, list[cst.BaseStatement]]:
         if not stmt.returned:
-            return "", []
-        used = self._used_ids
-        pairs = [(p, leaf) for p, leaf in V.paths(stmt.result) if is_named(leaf) and id(leaf) in used]
+            return None, []
+        used = self.used_ids
+        pairs = [(keys, leaf) for keys, leaf in _paths(stmt.result) if is_named(leaf) and id(leaf) in used]
         if not pairs:
-            return "", []
-        if len(pairs) == 1 and pairs[0][0] == "":
-            return self.name_of(pairs[0][1]), []
+            return None, []
+        if len(pairs) == 1 and pairs[0][0] == ():
+            return N.name(self.name_of(pairs[0][1])), []
         if _is_tuple_tree(stmt.result):
             return _pattern(stmt.result, lambda leaf: self.name_of(leaf) if is_named(leaf)
                             and id(leaf) in used else "_"), []
         temp = self.fresh("out")
-        return temp, [f"{self.name_of(leaf)} = {temp}{path}" for path, leaf in pairs]
+        return N.name(temp), [N.assign(self.name_of(leaf), self._reach(N.name(temp), keys, site))
+                              for keys, leaf in pairs]
 
-    def _publish(self, leaf: Any) -> list[str]:
-        if id(leaf) in self.leaks and self._scope is not None:
-            return [f"{self.leaks[id(leaf)]} = {self.name_of(leaf)}"]
+    def _publish(self, leaf: Any, scope: Scope) -> list[cst.BaseStatement]:
+        if id(leaf) in self.leaks and scope is not None:
+            return [N.assign(self.leaks[id(leaf)], N.name(self.name_of(leaf)))]
         return []
 
     # -- functions and scopes ----------------------------------------------------------------------
 
-    def body_lines(self, statements: list[Statement], scope: Scope) -> list[str]:
-        lines: list[str] = []
+    def body_nodes(self, statements: list[Statement], scope: Scope) -> list[cst.BaseStatement]:
+        out: list[cst.BaseStatement] = []
         for stmt in statements:
             for fdef in self._defs_before(stmt, scope):
-                blank = [""] * (2 if scope is None else 1)
-                lines.extend(blank + self.function_lines(fdef) + blank)
-            self._scope = scope
-            lines.extend(self.statement_lines(stmt))
-        return lines
+                out.extend(self._commented([self.function_node(fdef)]))
+            out.extend(self._commented(self.statement_nodes(stmt, scope)))
+        return out
+
+    def _commented(self, statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """The pending comments (calls that could not be written) said before the first statement."""
+        if not statements or not self.pending_comments:
+            return statements
+        lines = [cst.EmptyLine(comment=cst.Comment(f"# {text}")) for text in self.pending_comments]
+        self.pending_comments = []
+        first = statements[0]
+        return [first.with_changes(leading_lines=[*lines, *first.leading_lines]), *statements[1:]]
 
     def _defs_before(self, stmt: Statement, scope: Scope) -> list[FunctionDef]:
         """Functions placed in ``scope`` that ``stmt`` (or a call under it) passes to JAX."""
@@ -434,23 +509,19 @@ class Emitter:
                 stack.extend(fdef.body)
         return sorted(found, key=lambda f: f.id)
 
-    def function_lines(self, fdef: FunctionDef) -> list[str]:
-        outer = self._scope
-        self._scope = fdef
-        params, unpack = self._params(fdef)
-        body = unpack + self.body_lines(fdef.body, fdef)
-        self._scope = fdef
+    def function_node(self, fdef: FunctionDef) -> cst.FunctionDef:
+        positional, keyword_only, unpack = self._params(fdef)
+        body = unpack + self.body_nodes(fdef.body, fdef)
         if fdef.returned:
-            body.append(f"return {self.expr(fdef.result)}")
-        elif fdef.error is not None:
-            body.extend(_own_raise(fdef))
+            tail = [N.returns(self.expr(fdef.result, Site(self, fdef.parent, fdef)))]
+        else:
+            tail = _own_raise(fdef) if fdef.error is not None else []
+        body += self._commented(tail)
         globals_ = sorted({self.leaks[id(v)] for v in self.keep if id(v) in self.leaks
                            and fdef in self.def_scopes.get(id(v), [])})
         if globals_:
-            body.insert(0, f"global {', '.join(globals_)}")
-        self._scope = outer
-        header = f"def {self.function_name(fdef)}({', '.join(params)}):"
-        return [header] + ["    " + line for block in (body or ["pass"]) for line in block.split("\n")]
+            body.insert(0, N.global_(globals_))
+        return N.function_def(self.function_name(fdef), N.parameters(positional, keyword_only), body)
 
     def _needed(self, fdef: FunctionDef) -> set[int]:
         """Values the body of ``fdef`` reads: its own uses and the free values of functions placed in it."""
@@ -460,55 +531,102 @@ class Emitter:
                 needed |= self._free(inner)
         return needed
 
-    def _params(self, fdef: FunctionDef) -> tuple[list[str], list[str]]:
-        params, unpack = [], []
+    def _params(self, fdef: FunctionDef) -> tuple[list[str], list[str], list[cst.BaseStatement]]:
+        positional: list[str] = []
+        unpack: list[cst.BaseStatement] = []
         needed = self._needed(fdef)
+        site = Site(self, fdef.parent, fdef)
+
+        def unpacked(param: str, tree: Any) -> list[cst.BaseStatement]:
+            return [N.assign(self.name_of(leaf, "x"), self._reach(N.name(param), keys, site))
+                    for keys, leaf in _paths(tree) if is_named(leaf) and id(leaf) in needed]
+
         for i, arg in enumerate(fdef.args):
             if is_named(arg):
-                params.append(self.name_of(arg, "x"))
+                positional.append(self.name_of(arg, "x"))
                 continue
-            name = self.param_names.get((fdef.id, i)) or self.fresh("args")
-            params.append(name)
-            unpack += [f"{self.name_of(leaf, 'x')} = {name}{path}" for path, leaf in V.paths(arg)
-                       if is_named(leaf) and id(leaf) in needed]
-        if fdef.kwargs:
-            params.append("*")
+            param = self.param_names.get((fdef.id, i)) or self.fresh("args")
+            positional.append(param)
+            unpack += unpacked(param, arg)
         for key, arg in fdef.kwargs.items():
-            params.append(key)
-            unpack += [f"{self.name_of(leaf, 'x')} = {key}{path}" for path, leaf in V.paths(arg)
-                       if is_named(leaf) and id(leaf) in needed]
-        for _, leaf in V.paths((fdef.args, fdef.kwargs)):
-            unpack.extend(self._publish(leaf))
-        return params, unpack
+            unpack += unpacked(key, arg)
+        for _, leaf in _paths((fdef.args, fdef.kwargs)):
+            unpack.extend(self._publish(leaf, fdef))
+        return positional, list(fdef.kwargs), unpack
 
     # -- the module --------------------------------------------------------------------------------
 
     def emit(self) -> Emitted:
         self.analyse()
-        self._used_ids = {id(v) for used in self.uses.values() for v in used}
-        body = self.body_lines(self.roots, None)
-        header = sorted(self.imports, key=lambda s: (not s.startswith("import"), s))
-        if any("operator." in line for line in body):
-            header.append("import operator")
-        if any("jax.experimental." in line for line in body):
-            header.append("import jax.experimental")
-        if any("jax.scipy." in line for line in body):
-            header.append("import jax.scipy.special")
-        preamble = _config_lines()
-        constants = [f"{name} = {literal}" for name, literal in self.constants.values()]
+        self.used_ids = {id(v) for used in self.uses.values() for v in used}
+        body = self.body_nodes(self.roots, None)
+        if self.pending_comments:  # the last calls could not be written: say so at the end
+            body.append(N.comment("; ".join(self.pending_comments)))
+            self.pending_comments = []
+        constants = [N.assign(name, literal) for name, literal in self.constants.values()]
         if self.arrays:
-            header.append("import os")
-            # Beside the repro; else where it was saved (the reducer runs a copy of the repro elsewhere).
-            constants[:0] = [f"_npz = os.path.join(os.path.dirname(os.path.abspath(__file__)), "
-                             f"{os.path.basename(self.npz_name)!r})",
-                             f"_arrays = np.load(_npz if os.path.exists(_npz) else {os.path.abspath(self.npz_name)!r})"]
-        globals_ = sorted(set(self.leaks.values()))
-        declared = [f"{g} = None" for g in globals_]
-        source = _tidy_blank_lines(header + preamble + [""] + constants + declared + [""] + body)
-        return Emitted(cst.parse_module(source), dict(self.arrays), tuple(self.problems))
+            self.implied.add(Import.of("os"))
+            constants[:0] = _npz_loader(self.npz_name)
+        declared = [N.assign(g, N.name("None")) for g in sorted(set(self.leaks.values()))]
+        imports = [i.node() for i in sorted(self.imports)] + \
+            [needed.node() for _, needed in IMPLIED if needed in self.implied]
+        if Import.of("os") in self.implied:
+            imports.append(Import.of("os").node())
+        sections = [imports, _config_statements(), constants + declared, body]
+        return Emitted(cst.Module(_spaced(sections)), dict(self.arrays), tuple(self.problems))
 
 
-def _own_raise(fdef: FunctionDef) -> list[str]:
+BLANK = cst.EmptyLine(indent=False)
+
+
+def _spaced(sections: list[list[cst.BaseStatement]]) -> list[cst.BaseStatement]:
+    """PEP 8 blank lines: one between sections, two around module-level functions, one around nested
+    ones."""
+    out: list[cst.BaseStatement] = []
+    for section in sections:
+        for i, stmt in enumerate(_spaced_block(section, 2)):
+            if out and i == 0 and not stmt.leading_lines:
+                blank = 2 if isinstance(stmt, cst.FunctionDef) else 1
+                stmt = stmt.with_changes(leading_lines=[BLANK] * blank)
+            out.append(stmt)
+    return out
+
+
+def _spaced_block(statements: list[cst.BaseStatement], blank: int) -> list[cst.BaseStatement]:
+    out: list[cst.BaseStatement] = []
+    previous_def = False
+    for stmt in statements:
+        is_def = isinstance(stmt, cst.FunctionDef)
+        if is_def:
+            inner = _spaced_block(list(stmt.body.body), 1)
+            stmt = stmt.with_changes(body=stmt.body.with_changes(body=inner))
+        if out and (is_def or previous_def):
+            comments = [line for line in stmt.leading_lines if line.comment is not None]
+            stmt = stmt.with_changes(leading_lines=[BLANK] * blank + comments)
+        out.append(stmt)
+        previous_def = is_def
+    return out
+
+
+def _npz_loader(npz_name: str) -> list[cst.BaseStatement]:
+    """``_arrays``: the saved values, from the ``.npz`` beside the repro, else where it was saved (the
+    reducer runs a copy of the repro elsewhere)."""
+    here = N.call("os.path.dirname", [N.call("os.path.abspath", [N.name("__file__")])])
+    local = N.call("os.path.join", [here, N.string(os.path.basename(npz_name))])
+    chosen = cst.IfExp(test=N.call("os.path.exists", [N.name("_npz")]), body=N.name("_npz"),
+                       orelse=N.string(os.path.abspath(npz_name)))
+    return [N.assign("_npz", local), N.assign("_arrays", N.call("np.load", [chosen]))]
+
+
+def _device_grid(mesh: Any) -> Expr:
+    """``np.array([jax.devices()[i] for i in ids]).reshape(shape)``: the mesh's devices by id."""
+    device = N.subscript(N.call("jax.devices"), [N.name("i")])
+    ids = N.list_([N.integer(d.id) for d in mesh.devices.flat])
+    devices = cst.ListComp(device, cst.CompFor(target=N.name("i"), iter=ids))
+    return N.call(N.attribute(N.call("np.array", [devices]), "reshape"), [N.shape(mesh.devices.shape)])
+
+
+def _own_raise(fdef: FunctionDef) -> list[cst.BaseStatement]:
     """``raise ValueError(...)`` when the function's own code raised a builtin exception (a shape
     check of the program's), not a call it made: the repro has no other way to raise it."""
     error = fdef.error
@@ -517,23 +635,7 @@ def _own_raise(fdef: FunctionDef) -> list[str]:
         return []
     plain = (str, int, float, bool, type(None))
     args = error.args if all(isinstance(a, plain) for a in error.args) else (str(error),)
-    return [f"raise {type(error).__name__}({', '.join(V.scalar_literal(a) for a in args)})"]
-
-
-def _tidy_blank_lines(lines: list[str]) -> str:
-    """At most two blank lines before module-level code, one inside functions, none at the top."""
-    out: list[str] = []
-    blanks = 0
-    for line in lines:
-        for part in line.split("\n"):
-            if not part.strip():
-                blanks += 1
-                continue
-            if out and blanks:
-                out.extend([""] * min(blanks, 1 if part.startswith(" ") else 2))
-            blanks = 0
-            out.append(part)
-    return "\n".join(out) + "\n"
+    return [N.raises(N.call(type(error).__name__, [N.scalar(a) for a in args]))]
 
 
 # Options that change what a program computes or raises, with their defaults: a repro sets those
@@ -547,20 +649,25 @@ _CONFIG_DEFAULTS = {
 }
 
 
-def _config_lines() -> list[str]:
-    lines = []
+def _config_update(name: str, value: Any) -> cst.SimpleStatementLine:
+    quoted = N.string(value, double=True) if isinstance(value, str) else N.scalar(value)
+    return N.expression_statement(N.call("jax.config.update", [N.string(name, double=True), quoted]))
+
+
+def _config_statements() -> list[cst.BaseStatement]:
+    out = []
     for name, default in _CONFIG_DEFAULTS.items():
         value = getattr(jax.config, name, default)
         value = value.value if isinstance(value, enum.Enum) else value
         if value != default and isinstance(value, (bool, str, type(None))):
-            lines.append(f"jax.config.update({name!r}, {value!r})".replace("'", '"'))
+            out.append(_config_update(name, value))
     try:
         count = jax.device_count()
         if jax.default_backend() == "cpu" and count > 1:
-            lines.insert(0, f'jax.config.update("jax_num_cpu_devices", {count})')
+            out.insert(0, _config_update("jax_num_cpu_devices", count))
     except Exception:
         pass
-    return lines
+    return out
 
 
 def _option_values(stmt: Statement) -> Any:
@@ -569,11 +676,20 @@ def _option_values(stmt: Statement) -> Any:
     return V.normalize(params) if params else ()
 
 
-def _containers(tree: Any, path: str = "") -> list[tuple[str, Any]]:
-    if isinstance(tree, dict):
-        return [(path, tree)] + [c for k, v in tree.items() for c in _containers(v, f"{path}[{k!r}]")]
+def _paths(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...], Any]]:
+    """(keys from the root, leaf) pairs: ``((0, "w"), leaf)`` for ``tree[0]["w"]``."""
     if V.is_sequence(tree):
-        return [(path, tree)] + [c for i, v in enumerate(tree) for c in _containers(v, f"{path}[{i}]")]
+        return [p for i, item in enumerate(tree) for p in _paths(item, (*keys, i))]
+    if isinstance(tree, dict):
+        return [p for key, item in tree.items() for p in _paths(item, (*keys, key))]
+    return [(keys, tree)]
+
+
+def _containers(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...], Any]]:
+    if isinstance(tree, dict):
+        return [(keys, tree)] + [c for k, v in tree.items() for c in _containers(v, (*keys, k))]
+    if V.is_sequence(tree):
+        return [(keys, tree)] + [c for i, v in enumerate(tree) for c in _containers(v, (*keys, i))]
     return []
 
 
@@ -598,15 +714,14 @@ def _is_tuple_tree(tree: Any) -> bool:
     return True
 
 
-def _pattern(tree: Any, leaf_name) -> str:
+def _pattern(tree: Any, leaf_name: Callable[[Any], str]) -> Expr:
+    """The unpacking target for a tuple tree: ``(a, (b, _))``."""
     if V.is_sequence(tree):
-        inner = ", ".join(_pattern(x, leaf_name) for x in tree)
-        return f"({inner},)" if len(tree) == 1 else f"({inner})" if tree else "()"
-    return leaf_name(tree)
+        return N.tuple_([_pattern(x, leaf_name) for x in tree])
+    return N.name(leaf_name(tree))
 
 
 def _defining_module(primitive: Any) -> tuple[str, str] | None:
-    import sys
     for name, module in list(sys.modules.items()):
         if not name.startswith("jax") or module is None:
             continue

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+import libcst as cst
+
+from tracker import nodes as N
 from tracker.calltree import Statement
 from tracker.runtime import RUNTIME, method_wrapper
+
+if TYPE_CHECKING:  # the emitter imports this module
+    from tracker.emitter import Site
 
 # Namespaces whose functions are recorded as calls, and how a repro refers to them.
 NAMESPACES: tuple[tuple[str, str], ...] = (
@@ -64,8 +70,8 @@ class FirstOrder:
     def __repr__(self) -> str:
         return repr(self.fun)
 
-    def emit(self, stmt: Statement, ctx: Any) -> str:
-        return ctx.call(self.public, stmt.args, stmt.kwargs)
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        return site.call(self.public, stmt.args, stmt.kwargs)
 
 
 def _unwrapped(values: tuple) -> tuple:
@@ -117,12 +123,14 @@ def wrap_namespaces(exclude: set[str]) -> int:
 
 # -- array operators and methods ---------------------------------------------------------------
 
-BINARY = {
-    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
-    "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
-    "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+BINARY: dict[str, type] = {
+    "add": cst.Add, "sub": cst.Subtract, "mul": cst.Multiply, "truediv": cst.Divide, "floordiv": cst.FloorDivide,
+    "mod": cst.Modulo, "pow": cst.Power, "matmul": cst.MatrixMultiply, "and": cst.BitAnd, "or": cst.BitOr,
+    "xor": cst.BitXor, "lshift": cst.LeftShift, "rshift": cst.RightShift,
+    "eq": cst.Equal, "ne": cst.NotEqual, "lt": cst.LessThan, "le": cst.LessThanEqual, "gt": cst.GreaterThan,
+    "ge": cst.GreaterThanEqual,
 }
-UNARY = {"neg": "-", "pos": "+", "invert": "~"}
+UNARY: dict[str, type] = {"neg": cst.Minus, "pos": cst.Plus, "invert": cst.BitInvert}
 CONVERSIONS = {"bool": "bool", "int": "int", "float": "float", "complex": "complex",
                "index": "operator.index", "array": "np.asarray", "len": "len"}
 PROPERTIES = ("T", "mT", "real", "imag")
@@ -132,31 +140,37 @@ AT_METHODS = ("set", "add", "multiply", "mul", "divide", "power", "min", "max", 
 class Operators:
     """Emits recorded operators and methods as a person writes them: ``x + y``, ``x[:, 0]``."""
 
-    def emit(self, stmt: Statement, ctx: Any) -> str:
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
         name, args = stmt.name, stmt.args
         if stmt.kind == "at":
             array, index, method, *values = args
-            return f"{ctx.operand(array)}.at[{ctx.index(index)}].{method}" + \
-                ctx.call("", tuple(values), stmt.kwargs)
-        if stmt.kind == "convert":
-            return ctx.call(CONVERSIONS[name], args, {})
+            at = site.subscript(N.attribute(site.expr(array), "at"), index)
+            return site.call(N.attribute(at, method), tuple(values), stmt.kwargs)
+        if name in CONVERSIONS:
+            return site.call(CONVERSIONS[name], args, {})
         if name == "iter":  # the statement's targets unpack it: (a, b) = x
-            return ctx.expr(args[0])
+            return site.expr(args[0])
         if name in BINARY:
-            return f"{ctx.operand(args[0])} {BINARY[name]} {ctx.operand(args[1])}"
+            return _binary(BINARY[name], site.operand(args[0]), site.operand(args[1]))
         if name.startswith("r") and name[1:] in BINARY:
-            return f"{ctx.operand(args[1])} {BINARY[name[1:]]} {ctx.operand(args[0])}"
+            return _binary(BINARY[name[1:]], site.operand(args[1]), site.operand(args[0]))
         if name in UNARY:
-            return f"{UNARY[name]}{ctx.operand(args[0])}"
+            return cst.UnaryOperation(UNARY[name](), site.operand(args[0]))
         if name == "getitem":
-            return f"{ctx.operand(args[0])}[{ctx.index(args[1])}]"
+            return site.subscript(args[0], args[1])
         if name in ("abs", "round", "divmod"):
-            return ctx.call(name, args, stmt.kwargs)
+            return site.call(name, args, stmt.kwargs)
         if name == "rdivmod":
-            return ctx.call("divmod", (args[1], args[0]), {})
+            return site.call("divmod", (args[1], args[0]), {})
         if name in PROPERTIES:
-            return f"{ctx.operand(args[0])}.{name}"
-        return ctx.call(f"{ctx.operand(args[0])}.{name}", args[1:], stmt.kwargs)
+            return N.attribute(site.expr(args[0]), name)
+        return site.call(N.attribute(site.expr(args[0]), name), args[1:], stmt.kwargs)
+
+
+def _binary(operator: type, left: cst.BaseExpression, right: cst.BaseExpression) -> cst.BaseExpression:
+    if issubclass(operator, cst.BaseCompOp):
+        return cst.Comparison(left, [cst.ComparisonTarget(operator(), right)])
+    return cst.BinaryOperation(left, operator(), right)
 
 
 OPERATORS = Operators()
@@ -226,8 +240,8 @@ def _recording_iter(original: Callable) -> Callable:
 
 
 class ScalarTypes:
-    def emit(self, stmt: Statement, ctx: Any) -> str:
-        return ctx.call(stmt.name, stmt.args, {})
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        return site.call(stmt.name, stmt.args, {})
 
 
 SCALAR_TYPES = ScalarTypes()
@@ -292,12 +306,12 @@ class Primitives:
     """A bind is written as the public ``lax`` function when one takes exactly the bind's parameters,
     else as ``prims.<name>_p.bind(...)`` through ``jax.extend.core.primitives``."""
 
-    def emit(self, stmt: Statement, ctx: Any) -> str:
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
         primitive, params = stmt.options["primitive"], stmt.options["params"]
         wrapper = _lax_wrapper(primitive.name, len(stmt.args), tuple(sorted(params)))
         if wrapper:
-            return ctx.call(f"lax.{wrapper}", stmt.args, ctx.normalized(params))
-        return ctx.call(ctx.primitive(primitive), stmt.args, ctx.normalized(params))
+            return site.call(f"lax.{wrapper}", stmt.args, site.normalized(params))
+        return site.call(site.primitive(primitive), stmt.args, site.normalized(params))
 
 
 PRIMITIVES = Primitives()

@@ -1,4 +1,4 @@
-"""Arguments and results as plain pytrees, and Python source for constant values.
+"""Arguments and results as plain pytrees (the emitter writes them with ``tracker.nodes``).
 
 A recorded call keeps tuples, lists, dicts (with their keys) and None; a user pytree (a dataclass, a
 flax struct) becomes the tuple of its children, one level at a time, because a standalone repro cannot
@@ -7,9 +7,7 @@ construct the user's classes.
 
 from __future__ import annotations
 
-import enum
-import math
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -72,93 +70,3 @@ def paths(tree: Any, prefix: str = "") -> list[tuple[str, Any]]:
     if isinstance(tree, dict):
         return [p for key, item in tree.items() for p in paths(item, f"{prefix}[{key!r}]")]
     return [(prefix, tree)]
-
-
-def float_literal(x: float) -> str:
-    if math.isnan(x):
-        return 'float("nan")'
-    if math.isinf(x):
-        return 'float("inf")' if x > 0 else '-float("inf")'
-    return repr(float(x))
-
-
-def scalar_literal(x: Any) -> str:
-    if isinstance(x, bool) or x is None or isinstance(x, (int, str, bytes)):
-        return repr(x)
-    if isinstance(x, float):
-        return float_literal(x)
-    if isinstance(x, complex):
-        return f"complex({float_literal(x.real)}, {float_literal(x.imag)})"
-    raise TypeError(f"not a scalar literal: {x!r}")
-
-
-def dtype_expr(dtype: Any) -> str:
-    """``np.float32``-style where numpy knows the type, ``jnp.bfloat16`` for the ML types."""
-    dtype = np.dtype(dtype)
-    if dtype.name == "bool":
-        return "np.bool_"
-    if dtype.name in ("bfloat16",) or dtype.name.startswith("float8") or dtype.name.startswith("int4") \
-            or dtype.name.startswith("uint4") or dtype.name.startswith("float4"):
-        return f"jnp.{dtype.name}"
-    return f"np.{dtype.name}"
-
-
-def array_literal(value: Any, threshold: int, saved: Callable[[np.ndarray], str] | None) -> str:
-    """Source for a concrete array: a literal, ``np.ones(shape, dtype)``, or a saved value."""
-    if isinstance(value, jax.Array) and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):
-        data = array_literal(np.asarray(jax.random.key_data(value)), threshold, saved)
-        return f"jax.random.wrap_key_data({data}, impl={str(jax.random.key_impl(value))!r})"
-    if isinstance(value, jax.Array) and value.is_deleted():  # donated, and no copy was kept: big
-        return f"np.ones({tuple(value.shape)!r}, dtype={dtype_expr(value.dtype)})"
-    array = np.asarray(value)
-    dtype = dtype_expr(array.dtype)
-    if saved is not None and array.size > 1:
-        return saved(array)
-    if array.size > 1 and not isinstance(value, np.generic) and _all_equal(array):
-        first = array.flat[0]  # exact and short: a zero bias is np.zeros(64), not 64 literals
-        if first == 0 and not np.signbit(first).any() if array.dtype.kind in "fc" else first == 0:
-            return f"np.zeros({tuple(array.shape)!r}, dtype={dtype})"
-        if first == 1:
-            return f"np.ones({tuple(array.shape)!r}, dtype={dtype})"
-        if array.dtype.kind in "biuf":
-            scalar = scalar_literal(first.item())
-            return f"np.full({tuple(array.shape)!r}, {scalar}, dtype={dtype})"
-    if array.size > threshold:
-        return f"np.ones({tuple(array.shape)!r}, dtype={dtype})"
-    if array.dtype.kind in "fc" and np.dtype(array.dtype).itemsize >= 2:
-        body = _nested(array.astype(np.complex128 if array.dtype.kind == "c" else np.float64).tolist())
-    elif array.dtype.kind in "biu":
-        body = repr(array.tolist())
-    else:  # bfloat16, fp8...: go through float64
-        body = _nested(array.astype(np.float64).tolist())
-    return f"np.array({body}, dtype={dtype})" if not isinstance(value, np.generic) else f"{dtype}({body})"
-
-
-def _all_equal(array: np.ndarray) -> bool:
-    flat = array.reshape(-1)
-    with np.errstate(invalid="ignore"):
-        return bool(np.all(flat == flat[0])) and not (array.dtype.kind in "fc" and np.isnan(flat[0]))
-
-
-def _nested(items: Any) -> str:
-    if isinstance(items, list):
-        return "[" + ", ".join(_nested(x) for x in items) + "]"
-    return scalar_literal(items)
-
-
-def enum_expr(member: enum.Enum) -> str:
-    cls = type(member)
-    return f"{public_path(cls)}.{member.name}"
-
-
-_PUBLIC_MODULES = ("jax.lax", "jax", "jax.numpy", "jax.sharding", "jax.random", "jax.nn")
-
-
-def public_path(obj: Any) -> str:
-    """Where a repro can reach ``obj``: a public JAX namespace if one exports it, else its module."""
-    import importlib
-    name = getattr(obj, "__name__", None)
-    for module_name in _PUBLIC_MODULES:
-        if name and getattr(importlib.import_module(module_name), name, None) is obj:
-            return f"{module_name}.{name}"
-    return f"{obj.__module__}.{obj.__qualname__}"
