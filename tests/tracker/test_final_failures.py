@@ -79,8 +79,13 @@ def test_a_failing_test_saves_one_repro_named_after_it_and_once_per_failure(tmp_
 
         def test_fails_without_jax():
             assert jax.jit(project)(jnp.ones((2, 3)), jnp.ones((3, 5))).shape == (5, 2)
+
+        def test_last_saved_repro_is_the_one_file():
+            import tracker
+            path, source = tracker.last_saved_repro()
+            assert path.endswith("test_suite__test_fails_1.py") and "jnp.dot(" in source
     ''')
-    assert out.returncode == 1 and "3 failed" in out.stdout, out.stdout + out.stderr
+    assert out.returncode == 1 and "3 failed, 1 passed" in out.stdout, out.stdout + out.stderr
     assert saved(tmp_path) == ["test_suite__test_fails_1.py"]
     repro = tmp_path / "repros" / "test_suite__test_fails_1.py"
     assert f"test_suite.py::test_fails: saved a repro of TypeError to {repro}" in out.stdout
