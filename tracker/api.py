@@ -297,9 +297,16 @@ def _hook_ipython() -> None:
 RUNTIME.on_failure = _hook_ipython
 
 
+_started: list[bool] = []
+
+
 def startup() -> None:
-    """Run from the ``.pth`` file when ``JAX_REPRO_DIR`` is set: hook jax before it is imported."""
+    """Run from the ``.pth`` file when ``JAX_REPRO_DIR`` is set: hook jax before it is imported.
+    Once per process: the pytest plugin calls it too, for a checkout without the ``.pth`` file."""
     from tracker.hook import install
+    if _started:
+        return
+    _started.append(True)
     try:
         RUNTIME.configure(config.flags())
     except config.ConfigError as error:

@@ -14,14 +14,12 @@ from typing import Any
 import pytest
 
 from tracker import api, config
-from tracker.runtime import RUNTIME
 
 MAX_STEM = 120  # file names stay well under the usual 255-byte limit
 
-if not RUNTIME.enabled:
-    # No .pth start-up line ran (a source checkout on PYTHONPATH): pytest loads entry points before
-    # conftest.py files and test modules, so the hook still comes before jax is imported.
-    api.startup()
+# Done already if the .pth start-up line ran; else (a source checkout on PYTHONPATH) now is early
+# enough: pytest loads entry points before conftest.py files and test modules, which import jax.
+api.startup()
 
 # Absolute now: a test may chdir, and the repros belong where the run was started.
 DIRECTORY = os.path.abspath(config.repro_dir() or ".")
