@@ -1,13 +1,15 @@
 """The jax-reduce tracker: record a JAX program's call tree and emit a standalone repro.
 
-- Implicit: with ``JAX_REPRO_DIR`` set (and this package installed), an uncaught exception under a
-  JAX API saves ``$JAX_REPRO_DIR/<name>_<n>.py``.
+- Implicit: with ``JAX_REPRO_DIR`` set (and this package installed), a final failure under a JAX API
+  saves ``$JAX_REPRO_DIR/<name>_<n>.py`` once: an uncaught exception, a failing pytest test
+  (``pytest_plugin``, named after the test), a traceback IPython shows.
 - Explicit: ``tracker.collect(fn, repro_name="name")`` saves a repro each time ``fn`` runs.
 - ``jax-track script.py`` runs a script under the tracker (``--reduce`` also reduces the repro).
 
 What it owns: the hooks on JAX's APIs (hook, apis, firstorder), the recorded call tree (runtime,
 calltree, values), turning that tree into a repro (emitter, which builds libcst nodes with nodes;
-scopes.check_scopes checks that every name a repro reads is bound) and saving it (api, cli, config).
+scopes.check_scopes checks that every name a repro reads is bound) and saving it (api, cli, config;
+failures tells repeated failures apart, pytest_plugin saves for failing tests).
 What it may import: jax, numpy, libcst, the standard library, ``reprokit`` and the reducer's public
 face only (``reducer`` itself, for ``--reduce`` and signatures); never a reducer submodule
 (tests/test_architecture.py enforces it). The reducer never imports the tracker.

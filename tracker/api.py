@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -204,15 +205,60 @@ def repro_name(stmt: Statement) -> str:
     return stmt.name.split(".")[-1].replace("__call__", "call")
 
 
-def save_for_exception(error: BaseException) -> str | None:
-    """Save a repro if ``error`` escaped a recorded top-level JAX call."""
+@dataclasses.dataclass(frozen=True)
+class Saved:
+    """Where the repro of one escaped exception is; ``repeat`` when that failure was saved before."""
+
+    path: str
+    error_type: str
+    repeat: bool = False
+
+    def describe(self) -> str:
+        if self.repeat:
+            return f"{self.error_type} is the failure already saved in {self.path}; not saved again"
+        return f"saved a repro of {self.error_type} to {self.path}"
+
+
+_saved_failures: dict[tuple[str, tuple[str, ...]], str] = {}  # (directory, failure key) -> its repro
+_failure_lock = threading.Lock()
+
+
+def save_failure(error: BaseException, name: str | None = None, directory: str | None = None) -> Saved | None:
+    """Save a repro if ``error`` escaped a recorded top-level JAX call, once per distinct failure
+    (``tracker.failures``) and directory; None if no recorded JAX call raised it."""
     failing = RUNTIME.failure_for(error)
     if failing is None:
         return None
-    path = save_repro(failing, repro_name(failing))
-    if path:
-        print(f"jax-reduce tracker: saved a repro of {type(error).__name__} to {path}", file=sys.stderr)
-    return path
+    escaped = failing.error or error  # the exception as it left the outermost recorded JAX call
+    directory = directory or config.repro_dir()
+    key = (directory, _failure_key(escaped))
+    kind = type(escaped).__name__
+    with _failure_lock:
+        if key in _saved_failures:
+            return Saved(_saved_failures[key], kind, repeat=True)
+        path = save_repro(failing, name or repro_name(failing), directory)
+        if path is None:
+            return None
+        _saved_failures[key] = path
+    return Saved(path, kind)
+
+
+def _failure_key(error: BaseException) -> tuple[str, ...]:
+    from tracker.failures import failure_key
+    try:
+        return failure_key(error)
+    except Exception as problem:  # a coarser key rather than no repro
+        RUNTIME.internal_error("cannot compute the failure's signature", problem)
+        return (type(error).__qualname__, str(error))
+
+
+def save_for_exception(error: BaseException, name: str | None = None) -> str | None:
+    """Save a repro if ``error`` escaped a recorded top-level JAX call (once per distinct failure);
+    returns its path, also when this failure was saved before."""
+    saved = save_failure(error, name)
+    if saved is not None:
+        print(f"jax-reduce tracker: {saved.describe()}", file=sys.stderr)
+    return saved.path if saved else None
 
 
 def install_excepthook() -> None:
@@ -230,9 +276,42 @@ def install_excepthook() -> None:
         sys.excepthook = excepthook
 
 
+def _hook_ipython() -> None:
+    """Run at each recorded failure: under IPython, a cell's error never reaches ``sys.excepthook``,
+    so save when IPython shows its traceback (the failure is final then; a caught one is not shown)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell.showtraceback, "_tracker", False):
+        return
+    show = shell.showtraceback
+
+    def showtraceback(exc_tuple: Any = None, *args: Any, **kwargs: Any) -> Any:
+        error = exc_tuple[1] if exc_tuple else (sys.exc_info()[1] or getattr(sys, "last_value", None))
+        shown = show(exc_tuple, *args, **kwargs)  # the user's traceback first, as with the excepthook
+        if isinstance(error, BaseException):
+            try:
+                save_for_exception(error)
+            except Exception:  # never hide the user's traceback
+                pass
+        return shown
+
+    showtraceback._tracker = True  # type: ignore[attr-defined]
+    shell.showtraceback = showtraceback
+
+
+RUNTIME.on_failure = _hook_ipython
+
+
+_started: list[bool] = []
+
+
 def startup() -> None:
-    """Run from the ``.pth`` file when ``JAX_REPRO_DIR`` is set: hook jax before it is imported."""
+    """Run from the ``.pth`` file when ``JAX_REPRO_DIR`` is set: hook jax before it is imported.
+    Once per process: the pytest plugin calls it too, for a checkout without the ``.pth`` file."""
     from tracker.hook import install
+    if _started:
+        return
+    _started.append(True)
     try:
         RUNTIME.configure(config.flags())
     except config.ConfigError as error:

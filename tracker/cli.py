@@ -21,7 +21,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=None, help="reducer jobs (default: cores)")
     parser.add_argument("--install-hook", action="store_true",
                         help="install the start-up hook (a .pth file) that makes JAX_REPRO_DIR work for "
-                        "every Python program in this environment, then exit (editable installs need this)")
+                        "every Python program in this environment, then exit (pip install, editable or not, "
+                        "installs it already; this is for a source checkout used from PYTHONPATH)")
     parser.add_argument("script", nargs="?", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     return parser.parse_args(argv)

@@ -46,6 +46,7 @@ class Runtime:
         self.failures: dict[int, Statement] = {}  # id(exception) -> failing top-level statement
         self.errors: list[str] = []  # deferred tracker errors
         self.snapshots: dict[int, tuple[Any, Any]] = {}  # id(donated array) -> (array, host copy)
+        self.on_failure: Callable[[], None] | None = None  # told of each failing top-level call
         self._local = threading.local()
 
     def configure(self, flags: Flags) -> None:
@@ -166,6 +167,11 @@ class Runtime:
         self.failures[id(error)] = stmt
         if len(self.failures) > 64:
             self.failures.pop(next(iter(self.failures)))
+        if self.on_failure is not None:
+            try:
+                self.on_failure()
+            except Exception:  # the user's exception is on its way: never replace it
+                log.debug("jax-reduce tracker: a failure listener failed", exc_info=True)
 
     def failure_for(self, error: BaseException) -> Statement | None:
         seen = set()
