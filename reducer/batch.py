@@ -267,7 +267,7 @@ def reduce_dir(
         return Report(
             mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
             seconds=time.perf_counter() - started, files=tuple(records),
-            options=(*key.items(), ("sandbox", options.sandbox_policy().describe())),
+            options=tuple(key.items()), sandbox=options.sandbox_policy().describe(),
             buckets=buckets_of(records, lambda r: read_or_empty(out_dir / (r.output or r.path))),
             resumed=tuple(resumed),
         )

@@ -150,6 +150,7 @@ class Report:
     buckets: tuple[Bucket, ...]
     resumed: tuple[str, ...] = ()  # files whose record came from an earlier run's manifest
     ran_on: tuple[tuple[str, str, int], ...] = ()  # on a cluster: (file, worker, attempts) for files run there
+    sandbox: str = ""  # what contained the candidates here (Sandbox.describe()); "" on a cluster
 
     def count(self, status: Status) -> int:
         return sum(1 for record in self.files if record.status is status)
@@ -170,6 +171,7 @@ class Report:
             "buckets": [bucket.to_json() for bucket in self.buckets],
             "files": [record.to_json() for record in self.files],
             "resumed": list(self.resumed),
+            "sandbox": self.sandbox,
             **({"ran_on": [list(entry) for entry in self.ran_on]} if self.ran_on else {}),
         }
 
@@ -186,4 +188,5 @@ class Report:
             buckets=tuple(Bucket.from_json(b) for b in data["buckets"]),
             resumed=tuple(data["resumed"]),
             ran_on=tuple(tuple(entry) for entry in data.get("ran_on", ())),
+            sandbox=data.get("sandbox", ""),
         )

@@ -34,9 +34,8 @@ def summary_line(report: Report) -> str:
         counts[record.status.value] = counts.get(record.status.value, 0) + 1
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
     resumed = f" ({len(report.resumed)} from an earlier run)" if report.resumed else ""
-    sandbox = dict(report.options).get("sandbox")
     return (f"{len(report.files)} files{resumed}: {parts or 'none'}; {len(report.buckets)} buckets; "
-            f"{report.seconds:.1f}s" + (f"; {sandbox}" if sandbox else ""))
+            f"{report.seconds:.1f}s" + (f"; {report.sandbox}" if report.sandbox else ""))
 
 
 def sizes(before: int, after: int) -> str:

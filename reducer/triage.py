@@ -130,7 +130,8 @@ def triage_dir(
         mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
         seconds=time.perf_counter() - started,
         options=(("signature", signature.level.value), ("match", signature.match), ("timeout", timeout),
-                 ("sandbox", policy.describe())),
+                 ("sandbox", options.sandbox), ("allow_write", list(options.allow_write))),
+        sandbox=policy.describe(),
         files=ordered, buckets=buckets_of(ordered, lambda r: read_or_empty(root / r.path)),
     )
     if out_dir is not None:

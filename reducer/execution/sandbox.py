@@ -27,6 +27,14 @@ def default_memory_bytes() -> int:
     return max(GIB, (total // 4) // (256 * MIB) * (256 * MIB)) if total else 4 * GIB
 
 
+def memory_cap_bytes(enabled: bool, memory_mb: int) -> int:
+    """The memory cap candidates get: ``memory_mb`` when given, else the machine's default inside the sandbox
+    and none outside it (0)."""
+    if memory_mb:
+        return memory_mb * MIB
+    return default_memory_bytes() if enabled else 0
+
+
 @dataclasses.dataclass(frozen=True)
 class Sandbox:
     """The policy for every process that runs candidate code."""
@@ -44,9 +52,9 @@ class Sandbox:
     @classmethod
     def for_machine(cls, enabled: bool = True, allow_write: tuple[str, ...] = (), memory_mb: int = 0) -> Sandbox:
         """The policy this machine supports; ``memory_mb`` overrides the memory cap (--memory-limit)."""
-        memory = memory_mb * MIB if memory_mb else default_memory_bytes()
+        memory = memory_cap_bytes(enabled, memory_mb)
         if not enabled:
-            return cls(enabled=False, memory_bytes=memory_mb * MIB, file_bytes=0, processes=0)
+            return cls(enabled=False, memory_bytes=memory, file_bytes=0, processes=0)
         dirs = tuple(os.path.realpath(d) for d in allow_write)
         return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, platform.landlock_abi(),
                    platform.can_unshare(), platform.seccomp_available(), _pids_cgroup_works())

@@ -167,6 +167,9 @@ def test_manifest_reuses_a_record_only_for_the_same_content_and_options(tmp_path
     assert loaded.finished("a.py", "abd", settings) is None  # edited since
     other = Options(jobs=2, timeout=30.0).result_key()
     assert loaded.finished("a.py", "abc", other) is None
+    # The sandbox setting changes what candidates may do, so it changes the result too.
+    assert loaded.finished("a.py", "abc", Options(jobs=2, sandbox=False).result_key()) is None
+    assert loaded.finished("a.py", "abc", Options.of(jobs=2, allow_write=[str(tmp_path)]).result_key()) is None
     loaded.put(FileRecord(path="b.py", sha256="x", status=Status.ERROR, reason="boom"), settings)
     assert loaded.finished("b.py", "x", settings) is None  # internal errors are retried
 
