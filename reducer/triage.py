@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from reducer.batch import (
-    bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of,
+    bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of, warn_unsandboxed,
 )
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.pool import PoolExecutor
@@ -90,6 +90,16 @@ def triage_dir(
     ``out`` and ``per_bucket`` K as well, the K smallest originals of each bucket are then reduced on the
     cluster into ``out`` (:func:`reducer.cluster.triage_dir_on`).
     """
+    options = Options.of(options, **settings)
+    warn_unsandboxed(options, client)
+    return triage_report(paths, out, options, workers=workers, on_done=on_done, client=client, per_bucket=per_bucket)
+
+
+def triage_report(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] | None,
+                  options: Options, *, workers: PoolExecutor | None = None,
+                  on_done: Callable[[FileRecord], None] | None = None, client: Any = None,
+                  per_bucket: int = 0) -> Report:
+    """:func:`triage_dir` once its options are settled and the user warned."""
     from reducer.report import write_reports
 
     started = time.perf_counter()
@@ -98,7 +108,6 @@ def triage_dir(
     if out_dir is not None:
         check_dirs(root, out_dir)
         files = [rel for rel in files if not (root / rel).is_relative_to(out_dir)]
-    options = Options.of(options, **settings)
     if client is not None:
         from reducer.cluster import triage_dir_on  # Dask is imported only when a cluster is asked for
 
@@ -153,5 +162,6 @@ def triage(
     Files that do not fail, fail differently on two runs, or cannot be read are left out; see
     :func:`triage_dir` for a full :class:`~reducer.records.Report` with their reasons.
     """
-    report = triage_dir(paths, None, options, workers=workers, **settings)
-    return list(report.buckets)
+    options = Options.of(options, **settings)
+    warn_unsandboxed(options, None)
+    return list(triage_report(paths, None, options, workers=workers).buckets)

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import sys
+import warnings
 from typing import Any
 
 from reducer.execution import platform
@@ -138,11 +139,35 @@ def _pids_cgroup_works() -> bool:
     return bool(directory)
 
 
-def warn_once(sandbox: Sandbox, stream: Any = None) -> str:
-    """The warning to print at start when something is not protected ("" when all is)."""
+class SandboxWarning(UserWarning):
+    """Candidates will run without the full sandbox: warned once per library call (the command line prints
+    its own line instead)."""
+
+
+def unprotected_message(sandbox: Sandbox) -> str:
+    """What candidates will run without, in one sentence ("" when the sandbox protects everything)."""
+    if not sandbox.enabled:
+        memory = "" if sandbox.memory_bytes else "; no memory cap"
+        return ("the sandbox is off (sandbox=False / --no-sandbox): candidates run with your full rights over "
+                f"files, network, signals and processes{memory}")
     gaps = sandbox.unprotected()
-    if not gaps or not sandbox.enabled:
+    return f"the sandbox cannot protect {'; '.join(gaps)} on this system" if gaps else ""
+
+
+def warn_unprotected(sandbox: Sandbox, stacklevel: int = 1) -> None:
+    """A :class:`SandboxWarning` when candidates will not run fully sandboxed; ``stacklevel`` counts from the
+    caller, as for :func:`warnings.warn`."""
+    message = unprotected_message(sandbox)
+    if message:
+        warnings.warn(f"jax-reduce: {message}", SandboxWarning, stacklevel=stacklevel + 1)
+
+
+def warn_once(sandbox: Sandbox, stream: Any = None) -> str:
+    """The warning to print at start when something is not protected ("" when all is, or when the user turned
+    the sandbox off with --no-sandbox and so knows)."""
+    message = unprotected_message(sandbox) if sandbox.enabled else ""
+    if not message:
         return ""
-    text = f"jax-reduce: warning: the sandbox cannot protect {'; '.join(gaps)} on this system"
+    text = f"jax-reduce: warning: {message}"
     print(text, file=stream or sys.stderr)
     return text
