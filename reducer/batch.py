@@ -196,6 +196,7 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, 
         tokens_before=result.tokens_before, tokens_after=result.tokens_after,
         lines_before=result.lines_before, lines_after=result.lines_after,
         tests=result.tests, timeouts=result.timeouts, seconds=result.seconds, outcome=result.original,
+        provenance=result.provenance,
     )
 
 

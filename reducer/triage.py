@@ -21,9 +21,8 @@ from reducer.execution.pool import PoolExecutor
 from reducer.files import read_program
 from reducer.judging.checks import CHECK_RUNS, INITIAL_TIMEOUT, InputError, check_original
 from reducer.judging.criterion import Criterion
-from reducer.judging.flaky import Flaky
-from reducer.judging.signature import Signature
 from reducer.options import Options
+from reducer.provenance import provenance_of
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
 from reducer.search.size import count_lines, count_tokens
 
@@ -43,10 +42,10 @@ def resolve(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) ->
     return root, [p.relative_to(root).as_posix() for p in resolved]
 
 
-def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signature: Signature,
-                timeout: float, flaky: Flaky | None = None) -> FileRecord:
-    """Run one repro until its runs agree (twice, or per ``flaky``); a ``failing`` record with its signature,
-    or the reason it is left out."""
+def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], options: Options) -> FileRecord:
+    """Run one repro until its runs agree (twice, or per ``options.flaky``); a ``failing`` record with its
+    signature and provenance, or the reason it is left out."""
+    signature, flaky, timeout = options.signature, options.flaky, options.timeout or INITIAL_TIMEOUT
     started = time.perf_counter()
     path = root / rel
     data = read_bytes(path)
@@ -60,10 +59,12 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signa
         return bad_record(rel, file_hash(data), status_of(err), str(err), time.perf_counter() - started)
     source = program.source
     tokens, lines = count_tokens(source), count_lines(source)
+    description = signature.describe(original)
     return FileRecord(
-        path=rel, sha256=file_hash(data), status=Status.FAILING, signature=signature.describe(original),
+        path=rel, sha256=file_hash(data), status=Status.FAILING, signature=description,
         key=signature.key(original), tokens_before=tokens, tokens_after=tokens, lines_before=lines,
         lines_after=lines, tests=flaky.runs if flaky else CHECK_RUNS, seconds=time.perf_counter() - started, outcome=original,
+        provenance=provenance_of(source, options, description),
     )
 
 
@@ -124,9 +125,7 @@ def triage_report(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str
     records: dict[str, FileRecord] = {}
     try:
         with cf.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="triage") as threads:
-            futures = {threads.submit(triage_file, root, rel, executor, signature, timeout or INITIAL_TIMEOUT,
-                                     options.flaky): rel
-                       for rel in files}
+            futures = {threads.submit(triage_file, root, rel, executor, options): rel for rel in files}
             for future in cf.as_completed(futures):
                 record = future.result()
                 records[record.path] = record
