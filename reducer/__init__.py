@@ -35,6 +35,7 @@ _EXPORTS = {
     "FileRecord": "reducer.records",
     "Status": "reducer.records",
     "Criterion": "reducer.judging.criterion",
+    "SandboxWarning": "reducer.execution.sandbox",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -20,6 +20,7 @@ import libcst as cst
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import Outcome
 from reducer.execution.pool import PoolExecutor, top_level_imports
+from reducer.execution.sandbox import warn_unprotected
 from reducer.files import Program, check_output, default_output, read_program, write_atomically
 from reducer.judging.checks import (
     INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_timeout,
@@ -94,9 +95,18 @@ def reduce(
     True in the candidate's own process (:mod:`reducer.judging.criterion`). Candidates run on warm forked
     workers (``workers``: a running :class:`~reducer.execution.pool.PoolExecutor` to share across programs)
     unless ``pool=False``; the original is checked, and the result confirmed, in fresh interpreters either
-    way. Raises :class:`InputError` if the program cannot be reduced.
+    way. Raises :class:`InputError` if the program cannot be reduced. Warns with a
+    :class:`~reducer.execution.sandbox.SandboxWarning` when candidates will not run fully sandboxed.
     """
     options = Options.of(options, **settings)
+    warn_unprotected(options.sandbox_policy(), stacklevel=2)
+    return reduce_with(path_or_source, options, output=output, workers=workers, on_progress=on_progress)
+
+
+def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Options, *, output: str | None = None,
+                workers: PoolExecutor | None = None,
+                on_progress: Callable[[Progress], None] | None = None) -> Result:
+    """:func:`reduce` without the sandbox warning: for callers that warned once for many programs (a batch)."""
     started = time.perf_counter()
     program = read_program(path_or_source)
     if output is None and program.path is not None:

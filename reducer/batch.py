@@ -22,6 +22,7 @@ from typing import Any
 
 from reducer import api
 from reducer.execution.pool import PoolExecutor, top_level_imports
+from reducer.execution.sandbox import MIB, Sandbox, warn_unprotected
 from reducer.files import write_atomically
 from reducer.judging.checks import InputError
 from reducer.options import Options
@@ -181,7 +182,7 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, 
     output = out / rel
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        result = api.reduce(root / rel, options, output=str(output), workers=workers, on_progress=on_progress)
+        result = api.reduce_with(root / rel, options, output=str(output), workers=workers, on_progress=on_progress)
     except InputError as err:
         output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
         return bad_record(rel, sha256, status_of(err), str(err), time.perf_counter() - started)
@@ -195,6 +196,7 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, 
         tokens_before=result.tokens_before, tokens_after=result.tokens_after,
         lines_before=result.lines_before, lines_after=result.lines_after,
         tests=result.tests, timeouts=result.timeouts, seconds=result.seconds, outcome=result.original,
+        provenance=result.provenance,
     )
 
 
@@ -213,6 +215,18 @@ def start_shared_pool(options: Options, sources: list[bytes]) -> PoolExecutor:
         imports.extend(top_level_imports(data.decode("utf-8", "replace")))
     return PoolExecutor(options.jobs, preload=list(dict.fromkeys(imports)), memory_mb=options.memory_mb,
                         sandbox=options.sandbox_policy())
+
+
+def warn_unsandboxed(options: Options, client: Any) -> None:
+    """One SandboxWarning for a whole batch or triage (called by its public function) when candidates will
+    not run fully sandboxed. On a cluster only a sandbox turned off is known here: workers probe their own."""
+    if client is None:
+        policy = options.sandbox_policy()
+    elif not options.sandbox:
+        policy = Sandbox(enabled=False, memory_bytes=options.memory_cap_mb() * MIB)
+    else:
+        return
+    warn_unprotected(policy, stacklevel=3)
 
 
 # --- the batch ----------------------------------------------------------------------------------------
@@ -246,15 +260,16 @@ def reduce_dir(
     """
     from reducer.report import write_reports  # rendering is only needed at the end
 
+    options = Options.of(options, **settings)
+    warn_unsandboxed(options, client)
     if client is not None:
         from reducer.cluster import reduce_dir_on  # Dask is imported only when a cluster is asked for
 
-        return reduce_dir_on(client, directory, out, Options.of(options, **settings), on_event)
+        return reduce_dir_on(client, directory, out, options, on_event)
 
     started = time.perf_counter()
     root, out_dir = batch_dirs(directory, out)
     emit = on_event or (lambda event: None)
-    options = Options.of(options, **settings)
     key = options.result_key()
     manifest = Manifest.load(out_dir / MANIFEST, str(root))
     files = find_repros(root, exclude=out_dir)
@@ -267,7 +282,7 @@ def reduce_dir(
         return Report(
             mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
             seconds=time.perf_counter() - started, files=tuple(records),
-            options=(*key.items(), ("sandbox", options.sandbox_policy().describe())),
+            options=tuple(key.items()), sandbox=options.sandbox_policy().describe(),
             buckets=buckets_of(records, lambda r: read_or_empty(out_dir / (r.output or r.path))),
             resumed=tuple(resumed),
         )

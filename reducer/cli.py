@@ -11,12 +11,13 @@ import contextlib
 import json
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from reducer.api import InputError, Result, reduce
 from reducer.execution.platform import warm_pool_supported
-from reducer.execution.sandbox import warn_once
+from reducer.execution.sandbox import SandboxWarning, warn_once
 from reducer.files import default_output, same_file
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
@@ -184,7 +185,14 @@ def _payoff(tokens: int, tests: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    # The command line says what the sandbox leaves open in its own line (warn_once, silenced by --quiet and
+    # by --no-sandbox, which the user chose); the library's SandboxWarning would say it a second time.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SandboxWarning)
+        return run(sys.argv[1:] if argv is None else argv)
+
+
+def run(argv: list[str]) -> int:
     if argv[:1] == ["triage"]:
         args = parse_args(argv[1:], triage=True)
         if not args.quiet:

@@ -56,7 +56,6 @@ from reducer.batch import (  # noqa: E402 - after the clear error above
 from reducer.execution.outcome import Kind, Outcome  # noqa: E402
 from reducer.execution.pool import PoolExecutor, top_level_imports  # noqa: E402
 from reducer.files import write_atomically  # noqa: E402
-from reducer.judging.checks import INITIAL_TIMEOUT  # noqa: E402
 from reducer.options import Options  # noqa: E402
 from reducer.records import FileRecord, Report, Status, buckets_of  # noqa: E402
 
@@ -386,8 +385,7 @@ def reduce_or_triage(shipment: Shipment, options: Options, mode: str, root: str,
         else:
             from reducer.triage import triage_file
 
-            record = triage_file(base, rel, pool.program, options.signature, options.timeout or INITIAL_TIMEOUT,
-                                 options.flaky)
+            record = triage_file(base, rel, pool.program, options)
         return Done(relocated(record, str(base), root), output, worker.address, attempt)
 
 

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from reducer.execution.platform import warm_pool_supported
-from reducer.execution.sandbox import Sandbox
+from reducer.execution.sandbox import MIB, Sandbox, memory_cap_bytes
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
 from reducer.judging.flaky import Flaky
 from reducer.judging.signature import Level, Signature
@@ -83,6 +83,10 @@ class Options:
         """What contains this reduction's candidates, sized from the machine (never from ``jobs``)."""
         return Sandbox.for_machine(self.sandbox, self.allow_write, self.memory_mb)
 
+    def memory_cap_mb(self) -> int:
+        """The memory cap each candidate actually gets, in MiB (0: none); as :meth:`sandbox_policy` sizes it."""
+        return memory_cap_bytes(self.sandbox, self.memory_mb) // MIB
+
     def criterion(self) -> Criterion:
         """The criterion candidates are judged by (a shipped predicate, or the signature)."""
         return Criterion.of(self.signature, self.interesting)
@@ -99,6 +103,8 @@ class Options:
             "interesting": predicate_name(self.interesting) if self.interesting else None,
             "passes": [p.name for p in self.passes] if self.passes is not None else "default",
             "memory_mb": self.memory_mb,
+            "sandbox": self.sandbox,
+            "allow_write": list(self.allow_write),  # a list, as it comes back from a manifest's JSON
             "flaky": str(self.flaky) if self.flaky else None,
         }
 

@@ -1,7 +1,8 @@
 """Provenance: what a reduced program was made from and under what, as a comment header and as JSON.
 
 Only what can change the result goes in (versions, the signature, result-affecting options, the input's hash,
-the JAX environment), never ``--jobs`` or timings: the same input under the same options gives the same bytes.
+the JAX environment), never ``--jobs`` or timings: the same input under the same options and versions gives
+the same bytes (on machines of the same memory size when the memory cap is the machine's default).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import hashlib
 import importlib.metadata
 import os
 import platform
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +31,36 @@ def _version(package: str) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
+class MachineDefault:
+    """An option's value sized from this machine rather than given: shown as ``default(N)``."""
+
+    value: int
+
+    def __repr__(self) -> str:
+        return f"default({self.value})"
+
+    @classmethod
+    def parse(cls, text: Any) -> Any:
+        """``text`` back as a MachineDefault when it reads ``default(N)``, else unchanged (JSON round trip)."""
+        found = re.fullmatch(r"default\((\d+)\)", text) if isinstance(text, str) else None
+        return cls(int(found.group(1))) if found else text
+
+
+def effective_options(options: Options) -> tuple[tuple[str, Any], ...]:
+    """The result-affecting options with the memory cap candidates actually got in place of ``memory_mb=0``.
+
+    Without --memory-limit the sandbox sizes the cap from this machine (a quarter of its memory), so the
+    header then depends on the machine too: honestly so, since the cap decides which candidates count as
+    ``memory``. ``default(N)`` says so; ``None`` is no cap at all (--no-sandbox). Never ``--jobs``.
+    """
+    key = options.result_key()
+    if not options.memory_mb:
+        cap = options.memory_cap_mb()
+        key["memory_mb"] = MachineDefault(cap) if cap else None
+    return tuple(key.items())
+
+
+@dataclasses.dataclass(frozen=True)
 class Provenance:
     versions: tuple[tuple[str, str], ...]
     signature: str
@@ -36,28 +68,50 @@ class Provenance:
     input_sha256: str
     environment: tuple[tuple[str, str], ...]
 
+    def versions_line(self) -> str:
+        return ", ".join(f"{name} {version}" for name, version in self.versions)
+
+    def options_line(self) -> str:
+        return _one_line(" ".join(f"{name}={value!r}" for name, value in self.options))
+
+    def environment_line(self) -> str:
+        """The JAX variables that were set ("" when none were)."""
+        return _one_line(" ".join(f"{k}={v}" for k, v in self.environment))
+
+    def setting(self) -> tuple[object, ...]:
+        """What the run shared with other files of a batch: versions, options and environment."""
+        return self.versions, self.options, self.environment
+
     def header(self) -> str:
         """A few comment lines to put before the reduced program (comments never change how it runs)."""
-        versions = ", ".join(f"{name} {version}" for name, version in self.versions)
-        options = " ".join(f"{name}={value!r}" for name, value in self.options)
         lines = [
-            f"# Reduced by {versions}",
+            f"# Reduced by {self.versions_line()}",
             f"# input sha256 {self.input_sha256}",
             f"# signature: {_one_line(self.signature)}",
-            f"# options: {_one_line(options)}",
+            f"# options: {self.options_line()}",
         ]
         if self.environment:
-            lines.append("# environment: " + _one_line(" ".join(f"{k}={v}" for k, v in self.environment)))
+            lines.append(f"# environment: {self.environment_line()}")
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "versions": dict(self.versions),
             "signature": self.signature,
-            "options": dict(self.options),
+            "options": {k: repr(v) if isinstance(v, MachineDefault) else v for k, v in self.options},
             "input_sha256": self.input_sha256,
             "environment": dict(self.environment),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Provenance:
+        return cls(
+            versions=tuple(data["versions"].items()),
+            signature=data["signature"],
+            options=tuple((k, MachineDefault.parse(v)) for k, v in data["options"].items()),
+            input_sha256=data["input_sha256"],
+            environment=tuple(data["environment"].items()),
+        )
 
 
 def _one_line(text: str) -> str:
@@ -75,7 +129,7 @@ def provenance_of(source: str, options: Options, signature: str,
     return Provenance(
         versions=versions,
         signature=signature,
-        options=tuple(options.result_key().items()),
+        options=effective_options(options),
         input_sha256=hashlib.sha256(source.encode()).hexdigest(),
         environment=jax_environment(os.environ if environ is None else environ),
     )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from reducer.execution.outcome import Outcome
+from reducer.provenance import Provenance
 from reprokit.records import known_fields
 
 
@@ -58,12 +59,14 @@ class FileRecord:
     timeouts: int = 0  # candidates rejected because they timed out
     seconds: float = 0.0
     outcome: Outcome | None = None  # the original's outcome
+    provenance: Provenance | None = None  # versions, options, input hash: what --json's provenance holds
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         data["status"] = self.status.value
         data["key"] = list(self.key)
         data["outcome"] = self.outcome.to_json() if self.outcome else None
+        data["provenance"] = self.provenance.to_json() if self.provenance else None
         data["seconds"] = round(self.seconds, 3)
         return data
 
@@ -73,6 +76,7 @@ class FileRecord:
         values["status"] = Status(data["status"])
         values["key"] = tuple(data["key"])
         values["outcome"] = Outcome.from_json(data["outcome"]) if data.get("outcome") else None
+        values["provenance"] = Provenance.from_json(data["provenance"]) if data.get("provenance") else None
         return cls(**values)
 
 
@@ -150,6 +154,15 @@ class Report:
     buckets: tuple[Bucket, ...]
     resumed: tuple[str, ...] = ()  # files whose record came from an earlier run's manifest
     ran_on: tuple[tuple[str, str, int], ...] = ()  # on a cluster: (file, worker, attempts) for files run there
+    sandbox: str = ""  # what contained the candidates here (Sandbox.describe()); "" on a cluster
+
+    def shared_provenance(self) -> Provenance | None:
+        """The provenance of the files that have one, when they all share versions, options and environment
+        (shown once at the top of a report; otherwise per file). None when they differ or none has one."""
+        known = [record.provenance for record in self.files if record.provenance is not None]
+        if not known or any(p.setting() != known[0].setting() for p in known):
+            return None
+        return known[0]
 
     def count(self, status: Status) -> int:
         return sum(1 for record in self.files if record.status is status)
@@ -170,6 +183,7 @@ class Report:
             "buckets": [bucket.to_json() for bucket in self.buckets],
             "files": [record.to_json() for record in self.files],
             "resumed": list(self.resumed),
+            "sandbox": self.sandbox,
             **({"ran_on": [list(entry) for entry in self.ran_on]} if self.ran_on else {}),
         }
 
@@ -186,4 +200,5 @@ class Report:
             buckets=tuple(Bucket.from_json(b) for b in data["buckets"]),
             resumed=tuple(data["resumed"]),
             ran_on=tuple(tuple(entry) for entry in data.get("ran_on", ())),
+            sandbox=data.get("sandbox", ""),
         )

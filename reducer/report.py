@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from reducer.files import write_atomically
+from reducer.provenance import Provenance
 from reducer.records import Bucket, FileRecord, Report
 
 
@@ -34,9 +35,8 @@ def summary_line(report: Report) -> str:
         counts[record.status.value] = counts.get(record.status.value, 0) + 1
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
     resumed = f" ({len(report.resumed)} from an earlier run)" if report.resumed else ""
-    sandbox = dict(report.options).get("sandbox")
     return (f"{len(report.files)} files{resumed}: {parts or 'none'}; {len(report.buckets)} buckets; "
-            f"{report.seconds:.1f}s" + (f"; {sandbox}" if sandbox else ""))
+            f"{report.seconds:.1f}s" + (f"; {report.sandbox}" if report.sandbox else ""))
 
 
 def sizes(before: int, after: int) -> str:
@@ -56,6 +56,18 @@ def representative_kind(report: Report) -> str:
 
 def file_note(record: FileRecord) -> str:
     return record.signature if record.status.bucketed else record.reason
+
+
+def provenance_lines(provenance: Provenance) -> list[tuple[str, str]]:
+    """(label, text) rows of what a run shared: versions, options and the JAX environment when set."""
+    rows = [("versions", provenance.versions_line()), ("options", provenance.options_line())]
+    if provenance.environment:
+        rows.append(("environment", provenance.environment_line()))
+    return rows
+
+
+def with_provenance(report: Report) -> list[FileRecord]:
+    return [record for record in report.files if record.provenance is not None]
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
@@ -78,6 +90,7 @@ def render_markdown(report: Report) -> str:
     lines = [f"# {md_cell(title(report))}", "", summary_line(report), ""]
     if report.mode == "reduce" and report.out:
         lines += [f"Reduced programs are in `{md_cell(report.out)}`, at the same relative paths.", ""]
+    lines += md_provenance(report)
     lines += ["## Buckets", ""]
     if report.buckets:
         lines += ["| # | files | signature | representative | tokens | lines | seconds |",
@@ -107,6 +120,25 @@ def render_markdown(report: Report) -> str:
         lines += ["", "## Workers", "", "| file | worker | attempts |", "|---|---|---|"]
         lines += [f"| {md_cell(rel)} | {md_cell(worker)} | {attempts} |" for rel, worker, attempts in report.ran_on]
     return "\n".join(lines) + "\n"
+
+
+def md_provenance(report: Report) -> list[str]:
+    """Versions and options once when every file shares them, else a row per file (with its input hash)."""
+    records = with_provenance(report)
+    if not records:
+        return []
+    shared = report.shared_provenance()
+    if shared is not None:
+        return ["## Provenance", "", "Every file was run under:", "",
+                *(f"- {label}: `{md_cell(text)}`" for label, text in provenance_lines(shared)), ""]
+    lines = ["## Provenance", "", "The files were not all run under the same versions, options and environment:", "",
+             "| file | input sha256 | versions | options | environment |", "|---|---|---|---|---|"]
+    for record in records:
+        p = record.provenance
+        assert p is not None
+        lines.append(f"| {md_cell(record.path)} | {p.input_sha256} | {md_cell(p.versions_line())} | "
+                     f"`{md_cell(p.options_line())}` | {md_cell(p.environment_line()) or '-'} |")
+    return [*lines, ""]
 
 
 # --- HTML ---------------------------------------------------------------------------------------------
@@ -158,6 +190,26 @@ def html_file_row(record: FileRecord) -> str:
     )
 
 
+def html_provenance(report: Report) -> str:
+    """As :func:`md_provenance`: once when shared, else a table with a row per file."""
+    records = with_provenance(report)
+    if not records:
+        return ""
+    shared = report.shared_provenance()
+    if shared is not None:
+        items = "".join(f"<li>{esc(label)}: <code>{esc(text)}</code></li>" for label, text in provenance_lines(shared))
+        return f'<h2>Provenance</h2><p>Every file was run under:</p><ul id="provenance">{items}</ul>'
+    rows = "".join(
+        f"<tr><td><code>{esc(r.path)}</code></td><td><code>{esc(r.provenance.input_sha256)}</code></td>"
+        f"<td>{esc(r.provenance.versions_line())}</td><td><code>{esc(r.provenance.options_line())}</code></td>"
+        f"<td><code>{esc(r.provenance.environment_line() or '-')}</code></td></tr>"
+        for r in records if r.provenance is not None
+    )
+    return ("<h2>Provenance</h2><p>The files were not all run under the same versions, options and environment:</p>"
+            '<table id="provenance"><thead><tr><th>file</th><th>input sha256</th><th>versions</th><th>options</th>'
+            f"<th>environment</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
 def render_html(report: Report) -> str:
     rows = "".join(
         f'<tr><td class="num"><a href="#bucket-{rank}">{rank}</a></td><td class="num">{b.count}</td>'
@@ -174,7 +226,7 @@ def render_html(report: Report) -> str:
         f"<meta name=\"viewport\" content=\"width=device-width\"><title>{esc(title(report))}</title>"
         f"<style>{_CSS}</style></head><body>"
         f"<h1>{esc(title(report))}</h1><p id=\"summary\">{esc(summary_line(report))}</p>{out}"
-        f"<p>Created {esc(report.created)}.</p>"
+        f"<p>Created {esc(report.created)}.</p>{html_provenance(report)}"
         "<h2>Buckets</h2>"
         + (f"<table id=\"buckets\"><thead><tr><th>#</th><th>files</th><th>signature</th><th>representative</th>"
            f"<th>tokens</th></tr></thead><tbody>{rows}</tbody></table>{buckets}"

@@ -14,16 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from reducer.batch import (
-    bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of,
+    bad_record, check_dirs, file_hash, find_repros, now_utc, read_bytes, read_or_empty, status_of, warn_unsandboxed,
 )
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.pool import PoolExecutor
 from reducer.files import read_program
 from reducer.judging.checks import CHECK_RUNS, INITIAL_TIMEOUT, InputError, check_original
 from reducer.judging.criterion import Criterion
-from reducer.judging.flaky import Flaky
-from reducer.judging.signature import Signature
 from reducer.options import Options
+from reducer.provenance import provenance_of
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
 from reducer.search.size import count_lines, count_tokens
 
@@ -43,10 +42,10 @@ def resolve(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) ->
     return root, [p.relative_to(root).as_posix() for p in resolved]
 
 
-def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signature: Signature,
-                timeout: float, flaky: Flaky | None = None) -> FileRecord:
-    """Run one repro until its runs agree (twice, or per ``flaky``); a ``failing`` record with its signature,
-    or the reason it is left out."""
+def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], options: Options) -> FileRecord:
+    """Run one repro until its runs agree (twice, or per ``options.flaky``); a ``failing`` record with its
+    signature and provenance, or the reason it is left out."""
+    signature, flaky, timeout = options.signature, options.flaky, options.timeout or INITIAL_TIMEOUT
     started = time.perf_counter()
     path = root / rel
     data = read_bytes(path)
@@ -60,10 +59,12 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], signa
         return bad_record(rel, file_hash(data), status_of(err), str(err), time.perf_counter() - started)
     source = program.source
     tokens, lines = count_tokens(source), count_lines(source)
+    description = signature.describe(original)
     return FileRecord(
-        path=rel, sha256=file_hash(data), status=Status.FAILING, signature=signature.describe(original),
+        path=rel, sha256=file_hash(data), status=Status.FAILING, signature=description,
         key=signature.key(original), tokens_before=tokens, tokens_after=tokens, lines_before=lines,
         lines_after=lines, tests=flaky.runs if flaky else CHECK_RUNS, seconds=time.perf_counter() - started, outcome=original,
+        provenance=provenance_of(source, options, description),
     )
 
 
@@ -90,6 +91,16 @@ def triage_dir(
     ``out`` and ``per_bucket`` K as well, the K smallest originals of each bucket are then reduced on the
     cluster into ``out`` (:func:`reducer.cluster.triage_dir_on`).
     """
+    options = Options.of(options, **settings)
+    warn_unsandboxed(options, client)
+    return triage_report(paths, out, options, workers=workers, on_done=on_done, client=client, per_bucket=per_bucket)
+
+
+def triage_report(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] | None,
+                  options: Options, *, workers: PoolExecutor | None = None,
+                  on_done: Callable[[FileRecord], None] | None = None, client: Any = None,
+                  per_bucket: int = 0) -> Report:
+    """:func:`triage_dir` once its options are settled and the user warned."""
     from reducer.report import write_reports
 
     started = time.perf_counter()
@@ -98,7 +109,6 @@ def triage_dir(
     if out_dir is not None:
         check_dirs(root, out_dir)
         files = [rel for rel in files if not (root / rel).is_relative_to(out_dir)]
-    options = Options.of(options, **settings)
     if client is not None:
         from reducer.cluster import triage_dir_on  # Dask is imported only when a cluster is asked for
 
@@ -115,9 +125,7 @@ def triage_dir(
     records: dict[str, FileRecord] = {}
     try:
         with cf.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="triage") as threads:
-            futures = {threads.submit(triage_file, root, rel, executor, signature, timeout or INITIAL_TIMEOUT,
-                                     options.flaky): rel
-                       for rel in files}
+            futures = {threads.submit(triage_file, root, rel, executor, options): rel for rel in files}
             for future in cf.as_completed(futures):
                 record = future.result()
                 records[record.path] = record
@@ -130,7 +138,8 @@ def triage_dir(
         mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
         seconds=time.perf_counter() - started,
         options=(("signature", signature.level.value), ("match", signature.match), ("timeout", timeout),
-                 ("sandbox", policy.describe())),
+                 ("sandbox", options.sandbox), ("allow_write", list(options.allow_write))),
+        sandbox=policy.describe(),
         files=ordered, buckets=buckets_of(ordered, lambda r: read_or_empty(root / r.path)),
     )
     if out_dir is not None:
@@ -152,5 +161,6 @@ def triage(
     Files that do not fail, fail differently on two runs, or cannot be read are left out; see
     :func:`triage_dir` for a full :class:`~reducer.records.Report` with their reasons.
     """
-    report = triage_dir(paths, None, options, workers=workers, **settings)
-    return list(report.buckets)
+    options = Options.of(options, **settings)
+    warn_unsandboxed(options, None)
+    return list(triage_report(paths, None, options, workers=workers).buckets)

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import sys
+import warnings
 from typing import Any
 
 from reducer.execution import platform
@@ -25,6 +26,14 @@ def default_memory_bytes() -> int:
     """A quarter of physical memory, in 256 MiB steps (at least 1 GiB)."""
     total = platform.memory_total()
     return max(GIB, (total // 4) // (256 * MIB) * (256 * MIB)) if total else 4 * GIB
+
+
+def memory_cap_bytes(enabled: bool, memory_mb: int) -> int:
+    """The memory cap candidates get: ``memory_mb`` when given, else the machine's default inside the sandbox
+    and none outside it (0)."""
+    if memory_mb:
+        return memory_mb * MIB
+    return default_memory_bytes() if enabled else 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,9 +53,9 @@ class Sandbox:
     @classmethod
     def for_machine(cls, enabled: bool = True, allow_write: tuple[str, ...] = (), memory_mb: int = 0) -> Sandbox:
         """The policy this machine supports; ``memory_mb`` overrides the memory cap (--memory-limit)."""
-        memory = memory_mb * MIB if memory_mb else default_memory_bytes()
+        memory = memory_cap_bytes(enabled, memory_mb)
         if not enabled:
-            return cls(enabled=False, memory_bytes=memory_mb * MIB, file_bytes=0, processes=0)
+            return cls(enabled=False, memory_bytes=memory, file_bytes=0, processes=0)
         dirs = tuple(os.path.realpath(d) for d in allow_write)
         return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, platform.landlock_abi(),
                    platform.can_unshare(), platform.seccomp_available(), _pids_cgroup_works())
@@ -130,11 +139,35 @@ def _pids_cgroup_works() -> bool:
     return bool(directory)
 
 
-def warn_once(sandbox: Sandbox, stream: Any = None) -> str:
-    """The warning to print at start when something is not protected ("" when all is)."""
+class SandboxWarning(UserWarning):
+    """Candidates will run without the full sandbox: warned once per library call (the command line prints
+    its own line instead)."""
+
+
+def unprotected_message(sandbox: Sandbox) -> str:
+    """What candidates will run without, in one sentence ("" when the sandbox protects everything)."""
+    if not sandbox.enabled:
+        memory = "" if sandbox.memory_bytes else "; no memory cap"
+        return ("the sandbox is off (sandbox=False / --no-sandbox): candidates run with your full rights over "
+                f"files, network, signals and processes{memory}")
     gaps = sandbox.unprotected()
-    if not gaps or not sandbox.enabled:
+    return f"the sandbox cannot protect {'; '.join(gaps)} on this system" if gaps else ""
+
+
+def warn_unprotected(sandbox: Sandbox, stacklevel: int = 1) -> None:
+    """A :class:`SandboxWarning` when candidates will not run fully sandboxed; ``stacklevel`` counts from the
+    caller, as for :func:`warnings.warn`."""
+    message = unprotected_message(sandbox)
+    if message:
+        warnings.warn(f"jax-reduce: {message}", SandboxWarning, stacklevel=stacklevel + 1)
+
+
+def warn_once(sandbox: Sandbox, stream: Any = None) -> str:
+    """The warning to print at start when something is not protected ("" when all is, or when the user turned
+    the sandbox off with --no-sandbox and so knows)."""
+    message = unprotected_message(sandbox) if sandbox.enabled else ""
+    if not message:
         return ""
-    text = f"jax-reduce: warning: the sandbox cannot protect {'; '.join(gaps)} on this system"
+    text = f"jax-reduce: warning: {message}"
     print(text, file=stream or sys.stderr)
     return text

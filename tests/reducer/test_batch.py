@@ -27,6 +27,7 @@ from reducer.options import Options
 from reducer.search.size import count_tokens
 from reducer.search.passes import statement_passes
 from reducer.progress import RichDisplay, batch_display
+from reducer.provenance import provenance_of
 from reducer.records import FileRecord, Report, Status
 from reducer.judging.signature import Signature
 
@@ -149,6 +150,27 @@ def test_reports_on_disk_match_the_report(batch):
         assert path in markdown
 
 
+def test_each_file_carries_its_provenance(batch, writable):
+    manifest = json.loads((batch.out / MANIFEST).read_text())["files"]
+    options = Options.of(jobs=2, passes=statement_passes(), allow_write=(str(writable),))
+    reduced = [r for r in batch.report.files if r.status is Status.REDUCED]
+    for record in reduced:
+        prov = record.provenance
+        assert prov == provenance_of((batch.root / record.path).read_text(), options, record.signature)
+        assert prov.input_sha256 == record.sha256
+        assert (batch.out / record.path).read_text().startswith(prov.header())  # as the output's header says
+        assert manifest[record.path]["record"]["provenance"] == prov.to_json()  # a resumed file keeps it
+    assert all(r.provenance is None for r in batch.report.files if r.status is not Status.REDUCED)
+    shared = batch.report.shared_provenance()
+    assert shared is not None and shared.setting() == reduced[0].provenance.setting()
+    markdown = (batch.out / "report.md").read_text()
+    assert (f"## Provenance\n\nEvery file was run under:\n\n- versions: `{shared.versions_line()}`\n"
+            f"- options: `{shared.options_line()}`\n\n## Buckets") in markdown
+    # once at the top, and in each bucket's representative, whose source starts with its own header
+    assert markdown.count(shared.versions_line()) == 1 + len(batch.report.buckets)
+    assert "| input sha256 |" not in markdown  # no per-file table when they agree
+
+
 def test_html_report_loads_in_chromium(batch, dump_dom):
     dom = dump_dom(batch.out / "report.html")
     assert dom.count('<section class="bucket"') == len(batch.report.buckets)
@@ -167,6 +189,9 @@ def test_manifest_reuses_a_record_only_for_the_same_content_and_options(tmp_path
     assert loaded.finished("a.py", "abd", settings) is None  # edited since
     other = Options(jobs=2, timeout=30.0).result_key()
     assert loaded.finished("a.py", "abc", other) is None
+    # The sandbox setting changes what candidates may do, so it changes the result too.
+    assert loaded.finished("a.py", "abc", Options(jobs=2, sandbox=False).result_key()) is None
+    assert loaded.finished("a.py", "abc", Options.of(jobs=2, allow_write=[str(tmp_path)]).result_key()) is None
     loaded.put(FileRecord(path="b.py", sha256="x", status=Status.ERROR, reason="boom"), settings)
     assert loaded.finished("b.py", "x", settings) is None  # internal errors are retried
 

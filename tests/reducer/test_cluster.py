@@ -27,6 +27,7 @@ from reducer.batch import MANIFEST, FileDone, reduce_dir  # noqa: E402
 from reducer.cluster import (  # noqa: E402
     ClusterError, TooLarge, check_versions, pool_size, ship, versions,
 )
+from reducer.execution.sandbox import SandboxWarning  # noqa: E402
 from reducer.records import Status  # noqa: E402
 from reducer.search.passes import statement_passes  # noqa: E402
 from reducer.triage import triage_dir  # noqa: E402
@@ -230,10 +231,14 @@ def test_a_repro_that_kills_its_worker_twice_is_recorded_and_not_retried(tmp_pat
             distributed.Client(cluster) as client:
         client.register_plugin(PidFile(str(pids)), name=PidFile.name)
         # Without the sandbox: inside it a candidate can neither see nor signal its worker (that is the point).
-        report = reduce_dir(root, tmp_path / "out", jobs=1, passes=statement_passes(), client=client, sandbox=False)
-        # Resuming keeps the verdict instead of killing more workers.
-        again = reduce_dir(root, tmp_path / "out", jobs=1, passes=statement_passes(), client=client,
-                           sandbox=False)
+        # The client knows the sandbox is off and says so once per call, even though candidates run elsewhere.
+        with pytest.warns(SandboxWarning, match="the sandbox is off") as caught:
+            report = reduce_dir(root, tmp_path / "out", jobs=1, passes=statement_passes(), client=client,
+                                sandbox=False)
+            # Resuming keeps the verdict instead of killing more workers.
+            again = reduce_dir(root, tmp_path / "out", jobs=1, passes=statement_passes(), client=client,
+                               sandbox=False)
+        assert sum(issubclass(w.category, SandboxWarning) for w in caught.list) == 2
     killed = kills.read_text().split()
     assert len(killed) == 2 and set(killed) <= set(os.listdir(pids))  # two deaths, of the test's workers only
     records = {r.path: r for r in report.files}

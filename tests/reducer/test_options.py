@@ -1,5 +1,7 @@
 """The one Options record: defaults, validation, keyword settings, and what changes a result."""
 
+import os
+
 import pytest
 
 from reducer.judging.signature import Level, Signature
@@ -38,3 +40,22 @@ def test_unknown_setting():
 def test_result_key_ignores_jobs():
     assert Options.of(jobs=1).result_key() == Options.of(jobs=4).result_key()
     assert Options.of(timeout=3).result_key() != Options().result_key()
+
+
+def test_result_key_holds_the_sandbox_setting(tmp_path):
+    assert Options(jobs=1).result_key() == {
+        "signature": "template", "match": None, "timeout": None, "interesting": None, "passes": "default",
+        "memory_mb": 0, "sandbox": True, "allow_write": [], "flaky": None}
+    off = Options.of(jobs=1, sandbox=False).result_key()
+    wider = Options.of(jobs=1, allow_write=[str(tmp_path)]).result_key()
+    assert off["sandbox"] is False and off != Options(jobs=1).result_key()
+    assert wider["allow_write"] == [str(tmp_path.resolve())] and wider != Options(jobs=1).result_key()
+
+
+def test_memory_cap_is_what_candidates_get():
+    quarter = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    machine = max(1024, quarter // (256 << 20) * 256)  # MiB, in 256 MiB steps
+    assert Options().memory_cap_mb() == machine
+    assert Options(memory_mb=2048).memory_cap_mb() == 2048
+    assert Options(sandbox=False).memory_cap_mb() == 0  # no sandbox, no cap unless one is given
+    assert Options(sandbox=False, memory_mb=512).memory_cap_mb() == 512

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reducer.search.size import count_tokens
+from reducer.options import Options
+from reducer.provenance import provenance_of
 from reducer.records import Status
 from reducer.triage import resolve, triage, triage_dir
 
@@ -44,6 +46,16 @@ def test_reports_are_written_and_no_program_is(triaged):
     assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.json", "report.md"]
     assert "triage" in (out / "report.md").read_text().splitlines()[0]
     assert report.mode == "triage" and report.out == str(out)
+
+
+def test_failing_files_carry_their_provenance(triaged, writable):
+    root, _, report, _ = triaged
+    options = Options.of(jobs=2, allow_write=(str(writable),))
+    for record in report.files:
+        expected = (provenance_of((root / record.path).read_text(), options, record.signature)
+                    if record.status is Status.FAILING else None)
+        assert record.provenance == expected, record.path
+    assert report.shared_provenance() == next(r.provenance for r in report.files if r.provenance)
 
 
 def test_triage_a_list_of_files(make_repro_dir, pool):
