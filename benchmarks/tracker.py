@@ -3,9 +3,11 @@
     python benchmarks/tracker.py [--only 03] [--results benchmarks/tracker-results.md]
 
 Per program: the plain run's time, the run under ``jax-track`` (time and overhead ratio, measured
-side by side), whether a repro was saved, whether it imports only jax/numpy/the standard library,
-whether running it gives the original's signature (template level, fresh interpreter), and its size
-against the original program.
+side by side, up to the error: the tracker's own verification of the saved repro is timed by the
+tracker and reported apart), whether a repro was saved, whether it imports only jax/numpy/the standard
+library, the tracker's own verdict (the repro's first line), whether running it here gives the
+original's signature (template level, fresh interpreter: an independent check of that verdict), and
+its size against the original program.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,9 +52,11 @@ def run_one(program: Path) -> dict:
         plain_s, _ = timed([sys.executable, str(program)], work)
         repro_dir = os.path.join(work, "repros")
         tracked_s, done = timed([sys.executable, "-m", "tracker", "--repro-dir", repro_dir, str(program)], work)
+        verify_s = sum(float(s) for s in re.findall(r"\[verified in ([0-9.]+) s\]", done.stderr))
+        tracked_s -= verify_s
         saved = sorted(Path(repro_dir).glob("*.py")) if os.path.isdir(repro_dir) else []
         row = {"program": program.stem, "plain s": round(plain_s, 2), "tracked s": round(tracked_s, 2),
-               "overhead": round(tracked_s / plain_s, 2), "saved": bool(saved)}
+               "overhead": round(tracked_s / plain_s, 2), "verify s": round(verify_s, 2), "saved": bool(saved)}
         if not saved:
             row.update({"standalone": False, "same signature": False, "tokens": 0,
                         "error": done.stderr.strip().splitlines()[-1:] or [""]})
@@ -59,7 +64,11 @@ def run_one(program: Path) -> dict:
         source = saved[0].read_text()
         original = signature_of(str(program))
         repro = signature_of(str(saved[0]))
+        first = source.splitlines()[0] if source else ""
         row.update({
+            "verdict": "reproduces" if first.startswith("# jax-reduce tracker: reproduces") else
+                       "does not" if first.startswith("# jax-reduce tracker: does NOT") else "none",
+            "fallback": any(p.is_dir() for p in Path(repro_dir).glob("*_original")),
             "standalone": standalone(source),
             "same signature": Signature(Level.TEMPLATE).same(original, repro),
             "tokens": count_tokens(source), "original tokens": count_tokens(program.read_text()),
@@ -72,28 +81,47 @@ def run_one(program: Path) -> dict:
 
 def markdown(rows: list[dict], seconds: float) -> str:
     kept = sum(r["saved"] and r["standalone"] and r["same signature"] for r in rows)
+    standalone_ = sum(r["saved"] and r["standalone"] for r in rows)
+    verified = sum(r.get("verdict") == "reproduces" for r in rows)
+    agree = sum(r["saved"] and (r.get("verdict") == "reproduces") == r["same signature"] for r in rows)
+    covered = sum(r.get("verdict") != "does not" or r.get("fallback") for r in rows)
     overheads = sorted(r["overhead"] for r in rows)
+    verifying = sorted(r.get("verify s", 0.0) for r in rows if r["saved"])
     lines = [
         "# Tracker on the corpus", "",
-        f"Run on {datetime.date.today()} ({platform.machine()}, {os.cpu_count()} cores, Python "
+        f"Commit {_commit()}. Run on {datetime.date.today()} ({platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}) with `python benchmarks/tracker.py`, {seconds:.0f} s in all.", "",
-        f"- programs: {len(rows)}; standalone repro with the same signature: {kept}/{len(rows)}",
-        f"- tracking overhead (tracked / plain wall time, both including interpreter start-up): "
-        f"median {overheads[len(overheads) // 2]:.2f}x, max {overheads[-1]:.2f}x", "",
-        "| program | saved | standalone | same signature | repro tokens | original tokens | plain s | tracked s | overhead |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"- programs: {len(rows)}; standalone repro with the same signature: {kept}/{len(rows)}; "
+        f"standalone: {standalone_}/{len(rows)}",
+        f"- the tracker's own verdict \"reproduces\": {verified}/{len(rows)}; it agrees with the independent "
+        f"check here on {agree}/{sum(r['saved'] for r in rows)} saved repros; a non-reproducing repro without "
+        f"its copied original: {len(rows) - covered}",
+        f"- tracking overhead up to the error (tracked minus verification, over plain wall time, both "
+        f"including interpreter start-up): median {overheads[len(overheads) // 2]:.2f}x, max {overheads[-1]:.2f}x",
+        f"- verification at save time (one fresh run of the repro): median "
+        f"{verifying[len(verifying) // 2] if verifying else 0:.2f} s, max {verifying[-1] if verifying else 0:.2f} s", "",
+        "| program | saved | standalone | verdict | same signature | repro tokens | original tokens | plain s "
+        "| tracked s | overhead | verify s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         yes = lambda b: "yes" if b else "**no**"  # noqa: E731
-        lines.append(f"| {r['program']} | {yes(r['saved'])} | {yes(r['standalone'])} | {yes(r['same signature'])} "
-                     f"| {r.get('tokens', 0)} | {r.get('original tokens', '-')} | {r['plain s']} | {r['tracked s']} "
-                     f"| {r['overhead']}x |")
+        lines.append(f"| {r['program']} | {yes(r['saved'])} | {yes(r['standalone'])} | {r.get('verdict', '-')} "
+                     f"| {yes(r['same signature'])} | {r.get('tokens', 0)} | {r.get('original tokens', '-')} "
+                     f"| {r['plain s']} | {r['tracked s']} | {r['overhead']}x | {r.get('verify s', 0)} |")
     misses = [r for r in rows if not (r["saved"] and r["same signature"])]
     if misses:
         lines += ["", "Misses:", ""]
         lines += [f"- {r['program']}: original `{r.get('original', '')}`, repro `{r.get('repro', r.get('error'))}`"
                   for r in misses]
     return "\n".join(lines) + "\n"
+
+
+def _commit() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return done.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ _EXPORTS = {
     "Signature": "reducer.judging.signature",
     "Level": "reducer.judging.signature",
     "Kind": "reducer.execution.outcome",
+    "public_type_name": "reducer.execution.outcome",
     "reduce_dir": "reducer.batch",
     "triage": "reducer.triage",
     "triage_dir": "reducer.triage",

@@ -105,11 +105,28 @@ def _public_functions() -> dict[types.CodeType, str]:
         for name, value in vars(module).items() if module is not None else ():
             if name.startswith("_"):
                 continue
-            target = getattr(value, "__wrapped__", value)
+            target = getattr(_unmarked(value), "__wrapped__", _unmarked(value))
             code = getattr(target, "__code__", None)
             if isinstance(code, types.CodeType):
                 codes[code] = f"{module_name}.{name}"
     return codes
+
+
+# Set on a recording wrapper that stands in for a public JAX function (the tracker's): the function is
+# what it wraps, so the same code maps to the same public name with or without the tracker.
+WRAPPER_MARK = "_tracker_wrapped"
+
+
+def _unmarked(value: Any) -> Any:
+    """``value`` without the recording wrappers around it: marked objects, and functions defined in a
+    module that declares its frames ``TRANSPARENT``."""
+    for _ in range(4):
+        marked = getattr(value, WRAPPER_MARK, False) or getattr(value, "__globals__", {}).get(TRANSPARENT)
+        inner = getattr(value, "__wrapped__", None) or getattr(value, "func", None)
+        if not marked or inner is None:
+            break
+        value = inner
+    return value
 
 
 def _arguments(frame: types.FrameType) -> list[Any]:
@@ -126,11 +143,18 @@ def _is_jax(frame: types.FrameType) -> bool:
     return name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib."))
 
 
+# A module that wraps JAX's functions sets this global to True: its frames inside a run of JAX frames
+# do not end the run (the tracker's recording proxies sit between ``lax.dot`` and ``core.bind``).
+TRANSPARENT = "__jax_reduce_transparent__"
+
+
 def raising_block(frames: list[types.FrameType], program_file: str = "") -> list[types.FrameType]:
     """The innermost run of JAX frames, innermost first: the JAX call that raised. Library frames below it
     (numpy, builtins) are skipped; the program's own code below it means JAX did not raise (empty)."""
     block: list[types.FrameType] = []
     for frame in reversed(frames):
+        if frame.f_globals.get(TRANSPARENT) and block:
+            continue  # a wrapper around JAX's own functions (the tracker's): not the program's code
         if _is_jax(frame):
             block.append(frame)
         elif block:

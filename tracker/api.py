@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import libcst as cst
 
@@ -17,13 +17,23 @@ from tracker import config
 from tracker.calltree import FunctionDef, Statement, walk
 from tracker.hook import adopt
 from tracker.runtime import RUNTIME, ReproError, Slot
+from tracker.verify import Verdict
 
 if TYPE_CHECKING:  # the emitter imports the handlers' modules
     from tracker.emitter import Site
 
 log = logging.getLogger("tracker")
 
-_last_saved: list[tuple[str, str]] = []
+class SavedRepro(NamedTuple):
+    """A saved repro: its path, its source and, for one saved for an error, the verdict of running it
+    fresh (``tracker.verify``; None when not verified)."""
+
+    path: str
+    source: str
+    verdict: Verdict | None = None
+
+
+_last_saved: list[SavedRepro] = []
 _save_lock = threading.Lock()
 _by_name: dict[tuple[str, str], tuple[str, str]] = {}  # (directory, repro name) -> last (path, source)
 
@@ -72,8 +82,8 @@ def collect(fn: Callable, repro_name: str = "repro", *, directory: str | None = 
     return collecting
 
 
-def last_saved_repro() -> tuple[str, str] | None:
-    """(path, source) of the most recently saved repro, or None."""
+def last_saved_repro() -> SavedRepro | None:
+    """(path, source, verdict) of the most recently saved repro, or None."""
     return _last_saved[-1] if _last_saved else None
 
 
@@ -171,7 +181,7 @@ def save_repro(failing: Statement, name: str, directory: str | None = None) -> s
             write_atomically(path, source)
         for problem in emitted.problems:
             RUNTIME.internal_error(f"{path}: {problem}")
-        _last_saved.append((path, source))
+        _last_saved.append(SavedRepro(path, source))
         _by_name[(directory, name)] = (path, source)
         return path
     except Exception as error:  # the user's own exception matters more than ours
@@ -212,11 +222,23 @@ class Saved:
     path: str
     error_type: str
     repeat: bool = False
+    verdict: Verdict | None = None
 
     def describe(self) -> str:
         if self.repeat:
             return f"{self.error_type} is the failure already saved in {self.path}; not saved again"
-        return f"saved a repro of {self.error_type} to {self.path}"
+        said = f"saved a repro of {self.error_type} to {self.path}"
+        if self.verdict is None:
+            return said
+        return f"{said}; it {self.verdict.summary()} [verified in {self.verdict.seconds:.2f} s]"
+
+    @property
+    def to_reduce(self) -> str:
+        """The program a reduction should start from: the repro, unless it does not reproduce and the
+        original program was copied beside it."""
+        if self.verdict is not None and self.verdict.fallback:
+            return os.path.join(self.verdict.fallback, self.verdict.program)
+        return self.path
 
 
 _saved_failures: dict[tuple[str, tuple[str, ...]], str] = {}  # (directory, failure key) -> its repro
@@ -240,7 +262,26 @@ def save_failure(error: BaseException, name: str | None = None, directory: str |
         if path is None:
             return None
         _saved_failures[key] = path
-    return Saved(path, kind)
+        verdict = _verified(path, escaped) if RUNTIME.flags.verify else None
+    return Saved(path, kind, verdict=verdict)
+
+
+def _verified(path: str, error: BaseException) -> Verdict | None:
+    """Run the new repro fresh and write the verdict into it; copy the original program beside it when
+    it does not reproduce."""
+    from tracker import verify
+    try:
+        verdict = verify.verify(path, error, verify.main_file(), RUNTIME.flags.verify_timeout)
+        if not verdict.reproduces:
+            fallback, program = verify.save_fallback(path, error)
+            verdict = dataclasses.replace(verdict, fallback=fallback, program=program)
+        source = verify.write_header(path, verdict)
+    except Exception as problem:  # the user's own exception matters more than our check
+        RUNTIME.internal_error(f"could not verify {path}", problem)
+        return None
+    saved = SavedRepro(path, source, verdict)
+    _last_saved[:] = [s for s in _last_saved if s.path != path] + [saved]
+    return verdict
 
 
 def _failure_key(error: BaseException) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ from tracker import nodes as N
 from tracker.calltree import Statement
 from tracker.runtime import RUNTIME, Slot, method_wrapper
 
+__jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
+
 if TYPE_CHECKING:  # the emitter imports this module
     from tracker.emitter import Site
 

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["JAX_REPRO_DIR"] = os.path.abspath(options.repro_dir)
     os.environ["JAX_REPRO_FLAGS"] = options.flags
     from tracker import config
-    from tracker.api import enable, save_for_exception
+    from tracker.api import enable, save_failure
     try:
         flags = config.flags()
     except config.ConfigError as error:
@@ -56,12 +56,14 @@ def main(argv: list[str] | None = None) -> int:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     except BaseException as error:  # report like Python would, after saving the repro
         traceback.print_exc()
-        path = save_for_exception(error)
-        if path is None:
+        saved = save_failure(error)
+        if saved is not None:
+            print(f"jax-reduce tracker: {saved.describe()}", file=sys.stderr)
+        if saved is None:
             print("jax-track: the error did not come from a recorded JAX call; no repro saved", file=sys.stderr)
             return 1
         if options.reduce:
-            return _reduce(path, options.jobs)
+            return _reduce(saved.to_reduce, options.jobs)
         return 1
     print("jax-track: the script finished without an error under a JAX API", file=sys.stderr)
     return 0
@@ -78,6 +80,7 @@ def install_hook() -> int:
 
 
 def _reduce(path: str, jobs: int | None) -> int:
+    """Reduce the verified repro, or the copy of the original program when the repro does not reproduce."""
     from tracker.runtime import RUNTIME
     import reducer
     RUNTIME.enabled = False  # the reducer's own JAX calls are not the user's program

@@ -21,6 +21,8 @@ class Flags:
     fake_array_threshold: int = 128  # bigger arrays are emitted as np.ones(shape, dtype)
     save_arrays: bool = False  # save exact array values beside the repro (.npz) instead
     history: int = 16  # top-level calls kept so a failing call can reuse their results
+    verify: bool = True  # run each repro saved for an error once, fresh, and say in it whether it reproduces
+    verify_timeout: int = 120  # seconds that run may take
 
     @classmethod
     def parse(cls, text: str) -> "Flags":

@@ -7,28 +7,50 @@ the template level: type, message template, raising site, raising JAX function, 
 
 from __future__ import annotations
 
+import contextlib
 import types
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from reprokit.facts import safe_facts_of
+
+if TYPE_CHECKING:
+    from reducer import Outcome
 
 PROGRAM_SITE = "<program>"  # the program's own frames: the reducer keeps no names from them either
 
 
-def unfiltered(error: BaseException) -> BaseException:
-    """The exception whose traceback still has JAX's frames.
+def full_traceback(error: BaseException) -> types.TracebackType | None:
+    """``error``'s traceback with JAX's frames still in it.
 
-    JAX's traceback filtering cuts its own frames from an escaping error and keeps the full traceback
-    on an ``UnfilteredStackTrace`` set as ``__cause__``; the raising site is only on that one.
+    The tracker runs top-level JAX calls with filtering off and keeps the traceback before filtering
+    it (``Runtime.unfiltered_call``); JAX's own ``remove_frames`` mode keeps it on an
+    ``UnfilteredStackTrace`` set as ``__cause__``; else the traceback is all there is.
     """
+    from tracker.runtime import RUNTIME
+    kept = RUNTIME.full_tracebacks.get(id(error))
+    if kept is not None:
+        return kept
     cause = error.__cause__
     if cause is not None and type(cause).__name__ == "UnfilteredStackTrace":
-        return cause
-    return error
+        return cause.__traceback__
+    return error.__traceback__
+
+
+@contextlib.contextmanager
+def unfiltered(error: BaseException) -> Iterator[BaseException]:
+    """``error`` with its full traceback for the duration (the facts readers take an exception)."""
+    shown = error.__traceback__
+    error.__traceback__ = full_traceback(error)
+    try:
+        yield error
+    finally:
+        error.__traceback__ = shown
 
 
 def _frames(error: BaseException) -> list[types.FrameType]:
     frames = []
-    tb = error.__traceback__
+    tb = full_traceback(error)
     while tb is not None:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
@@ -41,16 +63,11 @@ def _is_jax(module: str) -> bool:
 
 def raising_site(error: BaseException) -> tuple[str, str]:
     """(module, function) of the innermost JAX frame; the program's own code is one site, unnamed."""
-    for frame in reversed(_frames(unfiltered(error))):
+    for frame in reversed(_frames(error)):
         module = str(frame.f_globals.get("__name__", ""))
         if _is_jax(module):
             return module, frame.f_code.co_name
     return PROGRAM_SITE, ""
-
-
-def _type_name(error: BaseException) -> str:
-    kind = type(error)
-    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
 def _message(error: BaseException) -> str:
@@ -60,12 +77,19 @@ def _message(error: BaseException) -> str:
         return f"<unprintable {type(error).__name__}: {broken!r}>"
 
 
+def failure_outcome(error: BaseException, program: str = "") -> "Outcome":
+    """``error`` as the reducer's runner would report it had ``program`` raised it in a candidate process:
+    its public type name, message, raising site and the facts of the raising JAX call."""
+    from reducer import Kind, Outcome, public_type_name
+    module, function = raising_site(error)
+    with unfiltered(error) as full:
+        facts = safe_facts_of(full, program)
+    return Outcome(kind=Kind.EXCEPTION, exc_type=public_type_name(type(error)), message=_message(error),
+                   site_module=module, site_function=function, primitive=facts.primitive,
+                   api=facts.function, operands=facts.operands)
+
+
 def failure_key(error: BaseException) -> tuple[str, ...]:
     """The reducer's default signature key of ``error``, as raised in this process."""
-    from reducer import Kind, Outcome, Signature
-    module, function = raising_site(error)
-    facts = safe_facts_of(unfiltered(error))
-    outcome = Outcome(kind=Kind.EXCEPTION, exc_type=_type_name(error), message=_message(error),
-                      site_module=module, site_function=function, primitive=facts.primitive,
-                      api=facts.function, operands=facts.operands)
-    return Signature().key(outcome)
+    from reducer import Signature
+    return Signature().key(failure_outcome(error))

@@ -19,6 +19,8 @@ from tracker import nodes as N
 from tracker.calltree import Statement
 from tracker.runtime import RUNTIME, method_wrapper
 
+__jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
+
 if TYPE_CHECKING:  # the emitter imports this module
     from tracker.emitter import Site
 
@@ -43,6 +45,8 @@ SKIP = frozenset({
 
 class FirstOrder:
     """A public JAX function; calls from user functions become ``jnp.dot(x, w)`` statements."""
+
+    _tracker_wrapped = True  # reprokit.facts: the public function is the one it wraps
 
     def __init__(self, public: str, fun: Callable[..., Any]):
         self.public = public

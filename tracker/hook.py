@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 from tracker.runtime import RUNTIME
 
+__jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
+
 REPRO_MODULE = "jax._src.repro"
 
 

@@ -22,6 +22,8 @@ from typing import Any, Callable
 from tracker.calltree import FunctionDef, Statement
 from tracker.config import Flags
 
+__jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
+
 log = logging.getLogger("tracker")
 
 
@@ -44,6 +46,8 @@ class Runtime:
         self.flags = Flags()
         self.history: collections.deque[Statement] = collections.deque(maxlen=self.flags.history)
         self.failures: dict[int, Statement] = {}  # id(exception) -> failing top-level statement
+        # id(exception) -> its traceback before JAX filtered it (see ``unfiltered_call``)
+        self.full_tracebacks: dict[int, types.TracebackType] = {}
         self.errors: list[str] = []  # deferred tracker errors
         self.snapshots: dict[int, tuple[Any, Any]] = {}  # id(donated array) -> (array, host copy)
         self.on_failure: Callable[[], None] | None = None  # told of each failing top-level call
@@ -108,7 +112,7 @@ class Runtime:
         stack = self.stack
         stack.append(stmt)
         try:
-            out = thunk()
+            out = thunk() if stmt.parent is not None else self.unfiltered_call(thunk)
         except BaseException as error:
             stmt.error = error
             if stmt.parent is None:
@@ -145,7 +149,7 @@ class Runtime:
         stack = self.stack
         stack.append(_INSIDE)  # what this call does inside JAX is not user code
         try:
-            return call()
+            return self.unfiltered_call(call)
         except Exception as error:
             stack.pop()
             self.record_failure(kind, name, handler, error, args, kwargs, options)
@@ -162,6 +166,23 @@ class Runtime:
         if stmt.parent is None:
             self.failed(stmt, error)
         return stmt
+
+    def unfiltered_call(self, thunk: Callable[[], Any]) -> Any:
+        """``thunk()``, a top-level JAX call, with JAX's traceback filtering off, so that an escaping
+        exception still shows where JAX raised it (the raising site and call the reducer's signature
+        compares); that traceback is kept, then the exception is filtered as JAX would have done."""
+        from jax._src import config
+        try:
+            with config.traceback_filtering("off"):
+                return thunk()
+        except Exception as error:
+            if error.__traceback__ is not None and id(error) not in self.full_tracebacks:
+                self.full_tracebacks[id(error)] = error.__traceback__
+                if len(self.full_tracebacks) > 64:
+                    self.full_tracebacks.pop(next(iter(self.full_tracebacks)))
+            if _through_jax_boundary(error.__traceback__):
+                _filter_as_jax_would(error)
+            raise
 
     def failed(self, stmt: Statement, error: BaseException) -> None:
         self.failures[id(error)] = stmt
@@ -267,3 +288,38 @@ RUNTIME = Runtime()
 
 def method_wrapper(self: Any, instance: Any) -> Any:
     return self if instance is None else types.MethodType(self, instance)
+
+
+def _through_jax_boundary(tb: types.TracebackType | None) -> bool:
+    """Whether the exception passed a JAX API boundary, which would have filtered its traceback."""
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "reraise_with_filtered_traceback" and \
+                tb.tb_frame.f_globals.get("__name__") == "jax._src.traceback_util":
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _filter_as_jax_would(error: Exception) -> None:
+    """Raise ``error`` through a JAX API boundary, under the user's own filtering mode: its traceback
+    becomes what the user would have seen without the tracker (JAX's frames removed, its note added),
+    unless an outer JAX call will filter it later."""
+    from jax._src.traceback_util import api_boundary
+    _exclude_tracker_frames()
+
+    @api_boundary
+    def reraise() -> None:
+        __tracebackhide__ = True
+        raise error
+
+    reraise()
+
+
+@functools.cache
+def _exclude_tracker_frames() -> None:
+    """JAX filters the tracker's frames like its own: the user's traceback (and the source locations JAX
+    puts in its messages) read as they do without the tracker."""
+    import os
+    from jax._src import traceback_util
+    traceback_util.register_exclusion(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+

@@ -97,7 +97,7 @@ def test_fallback_warns_and_still_records_and_last_saved_repro(tmp_path):
     assert before == "None"  # nothing saved yet
     report = json.loads(report)
     assert any("imported before the jax-reduce tracker" in w for w in report["warnings"]), report
-    path, source = report["last"]
+    path, source, verdict = report["last"]
     assert path == str(tmp_path / "repros" / "pipeline_1.py")
     with open(path) as f:
         assert f.read() == source

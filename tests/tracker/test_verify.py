@@ -1,0 +1,106 @@
+"""Verification at save time: every repro saved for an error is run once, fresh; its first line says whether
+it reproduces the original failure, and when it does not, the original program and its local modules are
+copied beside it and ``jax-track --reduce`` reduces that copy.
+
+The repros of the tracker's own programs are checked in test_programs.py (each must say "reproduces",
+and the harness confirms it independently). Here: a failure no repro can show, a user-defined exception
+class raised inside a jitted function (a repro is pure JAX and cannot define the user's classes).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+from reducer import signature_of
+from reducer.judging.signature import Signature
+from tracker_harness import TIMEOUT, run
+
+HELPER = textwrap.dedent('''
+    class ShapeMismatch(Exception):
+        """The program's own error type."""
+
+    def check(x, n):
+        if x.shape[0] != n:
+            raise ShapeMismatch(f"expected {n} rows, got {x.shape[0]}")
+''')
+
+PROGRAM = textwrap.dedent('''
+    import jax
+    import jax.numpy as jnp
+    from checks import check
+
+    @jax.jit
+    def normalise(x):
+        check(x, 4)
+        return x / jnp.linalg.norm(x)
+
+    print(normalise(jnp.ones(3)))
+''')
+
+
+def _project(tmp_path):
+    (tmp_path / "checks.py").write_text(HELPER)
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    return tmp_path / "prog.py"
+
+
+def test_a_repro_that_does_not_reproduce_says_so_and_the_original_is_copied_beside_it(tmp_path):
+    program = _project(tmp_path)
+    done = run([sys.executable, "-m", "tracker", "--repro-dir", "repros", str(program)], str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    repros = tmp_path / "repros"
+    assert sorted(p.name for p in repros.iterdir()) == ["normalise_1.py", "normalise_1_original"]
+    header = (repros / "normalise_1.py").read_text().splitlines()[:2]
+    # The original's signature read in the failing process is the one a fresh run of it gives.
+    original = Signature().describe(signature_of(str(program), timeout=TIMEOUT))
+    assert header[0] == f"# jax-reduce tracker: does NOT reproduce {original}: it ran without an error instead"
+    copy = repros / "normalise_1_original"
+    assert header[1] == f"# jax-reduce tracker: the original program is copied to {copy / 'prog.py'}; reduce that instead"
+    assert sorted(p.name for p in copy.iterdir()) == ["checks.py", "prog.py"]
+    assert (copy / "prog.py").read_bytes() == program.read_bytes()
+    assert (copy / "checks.py").read_bytes() == (tmp_path / "checks.py").read_bytes()
+    # The copy fails as the original does: reduction can start from it.
+    assert Signature().key(signature_of(str(copy / "prog.py"), timeout=TIMEOUT)) == \
+        Signature().key(signature_of(str(program), timeout=TIMEOUT))
+    assert "does NOT reproduce" in done.stderr
+
+
+def test_jax_track_reduce_reduces_the_copy_when_the_repro_does_not_reproduce(tmp_path):
+    program = _project(tmp_path)
+    done = run([sys.executable, "-m", "tracker", "--repro-dir", "repros", "--reduce", "--jobs", "1",
+                str(program)], str(tmp_path))
+    reduced = tmp_path / "repros" / "normalise_1_original" / "prog.reduced.py"
+    assert reduced.exists(), done.stderr
+    assert "reduced " in done.stderr and str(reduced) in done.stderr
+    key = Signature().key(signature_of(str(program), timeout=TIMEOUT))
+    # Run where the program's module is importable, as the reducer confirmed it.
+    assert Signature().key(signature_of(str(reduced), timeout=TIMEOUT)) == key
+
+
+def test_verification_can_be_turned_off_and_last_saved_repro_carries_the_verdict(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent('''
+        import json, sys
+        import tracker
+        import jax, jax.numpy as jnp
+        try:
+            jax.jit(jnp.dot)(jnp.ones((2, 3)), jnp.ones((4, 5)))
+        except TypeError as error:
+            tracker.save_for_exception(error)
+        saved = tracker.last_saved_repro()
+        print(json.dumps({"path": saved.path, "verdict": saved.verdict and saved.verdict.summary()}))
+    '''))
+    verified = run([sys.executable, str(script)], str(tmp_path), JAX_REPRO_DIR=str(tmp_path / "on"))
+    report = json.loads(verified.stdout.strip().splitlines()[-1])
+    assert report["verdict"].startswith("reproduces TypeError: dot_general requires contracting dimensions"), report
+    assert report["verdict"].endswith("(verified in a fresh interpreter)")
+    first = (tmp_path / "on" / "dot_1.py").read_text().splitlines()[0]
+    assert first == "# jax-reduce tracker: " + report["verdict"]
+
+    off = run([sys.executable, str(script)], str(tmp_path), JAX_REPRO_DIR=str(tmp_path / "off"),
+              JAX_REPRO_FLAGS="verify=0")
+    report = json.loads(off.stdout.strip().splitlines()[-1])
+    assert report["verdict"] is None
+    assert not (tmp_path / "off" / "dot_1.py").read_text().startswith("# jax-reduce tracker")

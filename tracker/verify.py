@@ -1,0 +1,146 @@
+"""Prove a saved repro at save time: run it once in a fresh interpreter and compare its failure with the
+original's by the reducer's default signature; say the verdict in the repro's first lines.
+
+A repro that fails differently is worse than none (a maintainer chases the wrong error), so when it does
+not reproduce, the original program and the local modules it imported are copied beside it (the
+source-level fallback): reduction can still start from something that fails the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import sys
+import sysconfig
+import time
+import types
+
+from reprokit.files import write_atomically
+
+HEADER = "# jax-reduce tracker: "
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """How the saved repro ran in a fresh interpreter, against the original failure."""
+
+    reproduces: bool
+    original: str  # the original failure's signature, described
+    got: str  # what the repro did instead ("raised ...", "ran without an error"; empty when it reproduces)
+    fallback: str = ""  # the directory holding the copied original program, when it does not reproduce
+    program: str = ""  # the main program's path inside ``fallback``
+    seconds: float = 0.0  # how long verifying took (said when saving, never written into the repro)
+
+    def summary(self) -> str:
+        if self.reproduces:
+            return f"reproduces {self.original} (verified in a fresh interpreter)"
+        return f"does NOT reproduce {self.original}: it {self.got} instead"
+
+    def header(self) -> str:
+        lines = [HEADER + self.summary()]
+        if self.fallback:
+            main = os.path.join(self.fallback, self.program)
+            lines.append(HEADER + f"the original program is copied to {main}; reduce that instead")
+        return "".join(f"{line}\n" for line in lines)
+
+
+def verify(path: str, error: BaseException, program: str, timeout: float) -> Verdict:
+    """Run the repro at ``path`` and judge it against ``error`` raised by ``program`` in this process."""
+    from reducer import Kind, Signature, signature_of
+    from tracker.failures import failure_outcome
+    signature = Signature()
+    original = failure_outcome(error, program)
+    start = time.perf_counter()
+    outcome = ran = signature_of(path, timeout=timeout)
+    seconds = round(time.perf_counter() - start, 2)
+    if not original.primitive:
+        # Operands read from a public function's own arguments (no primitive raised) are, in the
+        # tracked process, what the tracker's wrappers passed on (a Python 0 in a while_loop carry
+        # arrives as an array): comparable only when they are a primitive's.
+        original = dataclasses.replace(original, operands=())
+        outcome = dataclasses.replace(outcome, operands=()) if not outcome.primitive else outcome
+    if signature.same(original, outcome):  # described as run fresh: that run shows the raising site
+        return Verdict(True, signature.describe(ran), "", seconds=seconds)
+    got = {Kind.SUCCESS: "ran without an error", Kind.EXCEPTION: f"raised {signature.describe(ran)}"}.get(
+        ran.kind, f"ended in {signature.describe(ran)}")
+    return Verdict(False, signature.describe(original), got, seconds=seconds)
+
+
+def write_header(path: str, verdict: Verdict) -> str:
+    """Put the verdict in the repro's first lines (atomically); returns the new source."""
+    with open(path) as f:
+        source = f.read()
+    body = "".join(line for line in source.splitlines(keepends=True) if not line.startswith(HEADER))
+    source = verdict.header() + body
+    write_atomically(path, source)
+    return source
+
+
+def program_files(error: BaseException) -> list[str]:
+    """The user's own source files behind ``error``: the main script, the files of its traceback, and the
+    local modules they import (files under the same folders, outside installed packages)."""
+    from tracker.failures import full_traceback
+    files = [f for f in (main_file(), *_traceback_files(full_traceback(error))) if f and _is_user_file(f)]
+    folders = {os.path.dirname(f) for f in files}
+    for module in list(sys.modules.values()):
+        found = _module_file(module)
+        if found and _is_user_file(found) and any(_inside(found, folder) for folder in folders):
+            files.append(found)
+    return list(dict.fromkeys(files))
+
+
+def save_fallback(repro: str, error: BaseException) -> tuple[str, str]:
+    """Copy the original program and its local modules to ``<repro stem>_original/``; returns that
+    directory and the main program's path in it, or ("", "") when there is no program file to copy
+    (an interactive session). The main program is the script run, else the outermost file of the
+    traceback (a test file under pytest)."""
+    files = program_files(error)
+    if not files:
+        return "", ""
+    root = os.path.commonpath([os.path.dirname(f) for f in files])
+    target = repro[:-3] + "_original"
+    for source in files:
+        destination = os.path.join(target, os.path.relpath(source, root))
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        shutil.copy2(source, destination)
+    return target, os.path.relpath(files[0], root)
+
+
+def main_file() -> str:
+    """The script this process runs, when it is the user's own file (not pytest's or IPython's)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", "") or ""
+    path = os.path.abspath(path) if path.endswith(".py") else ""
+    return path if path and _is_user_file(path) else ""
+
+
+def _traceback_files(tb: types.TracebackType | None) -> list[str]:
+    found = []
+    while tb is not None:
+        found.append(os.path.abspath(tb.tb_frame.f_code.co_filename))
+        tb = tb.tb_next
+    return found
+
+
+def _module_file(module: types.ModuleType | None) -> str:
+    path = getattr(module, "__file__", None) or ""
+    return os.path.abspath(path) if path.endswith(".py") else ""
+
+
+_INSTALLED = {os.path.abspath(p) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+              if (p := sysconfig.get_paths().get(key))} | {os.path.abspath(sys.prefix), os.path.abspath(sys.base_prefix)}
+_OURS = {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}  # this checkout: tracker, reducer
+
+
+def _is_user_file(path: str) -> bool:
+    if not os.path.isfile(path) or "site-packages" in path or "dist-packages" in path:
+        return False
+    if any(_inside(path, folder) for folder in _INSTALLED):
+        return False
+    return not any(_inside(path, os.path.join(ours, package)) for ours in _OURS
+                   for package in ("tracker", "reducer", "reprokit"))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
