@@ -47,6 +47,8 @@ TITLE_CHARS = 120
 # ("root" in "root_dir", "user" in jax's messages) while hiding nobody.
 COMMON_ACCOUNTS = frozenset({"root", "user", "admin", "runner", "ubuntu", "jovyan", "nobody", "guest", "test",
                              "app", "docker", "vscode", "builder", "ci", "jenkins", "debian", "pi", "ec2-user"})
+# Homes that service accounts and CI get: they hold nobody's files, and "~" for every /tmp path would mislead.
+_SHARED_HOMES = frozenset({"/tmp", "/var/tmp", "/nonexistent", "/var/empty", "/dev/null"})
 # Variables of jax-reduce and the tracker themselves: not part of the environment the failure needs.
 _OWN_ENV = ("JAX_REDUCE_", "JAX_REPRO_")
 # Enters the sandbox the reduction used, then becomes `python NAME` (exec keeps Landlock, seccomp and the
@@ -114,7 +116,8 @@ def identity_of(environ: Mapping[str, str]) -> Identity:
     except KeyError:
         pass
     homes |= {os.path.realpath(h) for h in homes if h}
-    kept = tuple(sorted((h.rstrip("/") for h in homes if len(h.rstrip("/")) > 1), key=len, reverse=True))
+    kept = tuple(sorted((h.rstrip("/") for h in homes if len(h.rstrip("/")) > 1 and h.rstrip("/") not in
+                         _SHARED_HOMES), key=len, reverse=True))
     try:
         user = getpass.getuser()
     except (KeyError, OSError):
@@ -148,6 +151,9 @@ _LITERALS = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.SimpleString, cst.Conca
              cst.FormattedString)
 
 
+_KIND_NAMES = {cst.SimpleString: "string", cst.ConcatenatedString: "string", cst.FormattedString: "f-string"}
+
+
 class _LongLiterals(cst.CSTTransformer):
     """Replaces the outermost literals longer than ``limit`` characters by ``...``, with a comment line before
     the statement saying what was there."""
@@ -168,7 +174,7 @@ class _LongLiterals(cst.CSTTransformer):
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
         if self._long(original):
-            kind = type(original).__name__.replace("Simple", "").replace("Concatenated", "").lower()
+            kind = _KIND_NAMES.get(type(original), type(original).__name__.lower())
             self.replaced.append(self.module.code_for_node(original))
             note = f"a {len(self.replaced[-1])}-character {kind} literal"
             self.notes[-1] = f"{self.notes[-1]}, {note}" if self.notes[-1] else note

@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from reducer.issue import Identity, Scrubbed, command_line, issue_path, scrub_literals, scrub_text, scrubbable_user
+from reducer.issue import Identity, config_updates, Scrubbed, command_line, issue_path, scrub_literals, scrub_text, scrubbable_user
 
 ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -34,7 +34,7 @@ DOT_MISMATCH = textwrap.dedent(
 
 def env(**extra: str) -> dict[str, str]:
     # The checkout's reducer and tracker, whatever an editable install elsewhere points at.
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_REPRO_", "JAX_TRACEBACK"))}
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
     base["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
     return {**base, **extra}
 
@@ -68,7 +68,8 @@ def test_jax_reduce_issue_writes_the_report_beside_the_output(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text(DOT_MISMATCH)
     before = program.read_bytes()
-    done = run([sys.executable, "-m", "reducer", "prog.py", "--issue", "--jobs", "1"], tmp_path)
+    done = run([sys.executable, "-m", "reducer", "prog.py", "--issue", "--jobs", "1"], tmp_path,
+               JAX_PLATFORMS="cpu", JAX_TRACEBACK_FILTERING="off", JAX_REDUCE_FORCE_LANDLOCK="7")
     assert done.returncode == 0, done.stderr
     issue, reduced = tmp_path / "prog.issue.md", tmp_path / "prog.reduced.py"
     assert "issue:     prog.issue.md" in done.stderr.splitlines()
@@ -82,6 +83,9 @@ def test_jax_reduce_issue_writes_the_report_beside_the_output(tmp_path):
     assert [line.split(":")[0] for line in jax_lines] == ["jax", "jaxlib"]
     assert all(line in text.splitlines() for line in jax_lines)
     assert "```bash\njax-reduce prog.py --issue --jobs 1\n```" in text
+    # What JAX reads, not jax-reduce's own; the traceback filtering was unset for the run (JAX's frames hidden).
+    assert "```text\nJAX_PLATFORMS=cpu\nJAX_TRACEBACK_FILTERING=off\n```" in text
+    assert "For simplicity, JAX has removed its internal frames" in text
     assert "input sha256" not in text  # the provenance header stays in the reduced file only
     assert program.read_bytes() == before
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".jax-reduce-")]  # no temporary left
@@ -173,6 +177,11 @@ def test_long_literals_become_ellipsis_with_a_note():
     assert scrubbed == ("# scrubbed: a 390-character list literal replaced by ...\nx = ...\n"
                         "# scrubbed: a 390-character list literal replaced by ...\nif len(...) > 1:\n    s = 'short'\n")
     assert found == Scrubbed(long_literals=2) and literals == (TABLE, TABLE)
+
+
+def test_config_updates_are_listed_as_written():
+    program = 'import jax\njax.config.update("jax_enable_x64", True)\nfrom jax import config\nconfig.update("jax_debug_nans", 1)\n'
+    assert config_updates(program) == ('jax.config.update("jax_enable_x64", True)', 'config.update("jax_debug_nans", 1)')
 
 
 def test_paths_and_commands():
