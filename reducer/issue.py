@@ -14,7 +14,6 @@ import dataclasses
 import getpass
 import keyword
 import os
-import pwd
 import re
 import shlex
 import shutil
@@ -112,8 +111,10 @@ def identity_of(environ: Mapping[str, str]) -> Identity:
     """The home directories ($HOME, ``~``, the password entry's, and their real paths) and the user name."""
     homes = {environ.get("HOME", ""), os.path.expanduser("~")}
     try:
+        import pwd  # POSIX only
+
         homes.add(pwd.getpwuid(os.getuid()).pw_dir)
-    except KeyError:
+    except (ImportError, KeyError):
         pass
     homes |= {os.path.realpath(h) for h in homes if h}
     kept = tuple(sorted((h.rstrip("/") for h in homes if len(h.rstrip("/")) > 1 and h.rstrip("/") not in

@@ -3,6 +3,7 @@ JAX bug report beside the result, with the user's home, name and long data liter
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -89,6 +90,13 @@ def test_jax_reduce_issue_writes_the_report_beside_the_output(tmp_path):
     assert "input sha256" not in text  # the provenance header stays in the reduced file only
     assert program.read_bytes() == before
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".jax-reduce-")]  # no temporary left
+
+
+def test_json_names_the_issue(tmp_path):
+    (tmp_path / "prog.py").write_text(DOT_MISMATCH)
+    done = run([sys.executable, "-m", "reducer", "prog.py", "--issue", "--json", "--jobs", "1"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["issue"] == "prog.issue.md" and (tmp_path / "prog.issue.md").is_file()
 
 
 def test_issue_for_a_directory_is_refused(tmp_path):
