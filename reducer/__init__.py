@@ -6,11 +6,12 @@ three layers below it, imported only downward: :mod:`reducer.search` -> :mod:`re
 
 Library API (imported lazily, so candidate processes that import :mod:`reducer.execution.runner` stay light)::
 
-    from reducer import reduce, signature_of, reduce_dir, triage
+    from reducer import reduce, signature_of, reduce_dir, triage, write_issue
     result = reduce("repro.py", jobs=2)          # -> reducer.Result
     outcome = signature_of("repro.py")           # -> reducer.Outcome
     report = reduce_dir("repros/", "reduced/")   # -> reducer.Report
     buckets = triage("repros/")                  # -> list[reducer.Bucket]
+    path = write_issue(result)                   # -> "repro.issue.md" beside result.output
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _EXPORTS = {
     "Status": "reducer.records",
     "Criterion": "reducer.judging.criterion",
     "SandboxWarning": "reducer.execution.sandbox",
+    "write_issue": "reducer.issue",
 }
 
 __all__ = sorted(_EXPORTS)

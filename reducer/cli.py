@@ -19,6 +19,7 @@ from reducer.api import InputError, Result, reduce
 from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import SandboxWarning, warn_once
 from reducer.files import default_output, same_file
+from reducer.issue import write_issue
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
 from reducer.records import Report
@@ -88,6 +89,10 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     if not triage:
         parser.add_argument("--stats", action="store_true",
                             help="after the summary, a table per pass: runs, tests, successes, tokens removed, seconds")
+        parser.add_argument("--issue", action="store_true",
+                            help="for a file: also write NAME.issue.md beside OUT, the text of a JAX bug report "
+                                 "(program, error, jax.print_environment_info(), environment, command), with home "
+                                 "paths, user name and long literals scrubbed")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress display and no summary")
     args = parser.parse_args(argv)
     try:
@@ -202,6 +207,10 @@ def run(argv: list[str]) -> int:
     if not args.quiet:
         warn_once(args.options.sandbox_policy())
     if os.path.isdir(args.file):
+        if args.issue:
+            print("jax-reduce: --issue writes the bug report of one reduced file; it takes a FILE, not a directory",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
         return batch_main(args)
     if args.scheduler:
         print("jax-reduce: --scheduler runs a directory of repros on a cluster; a single file runs here",
@@ -223,10 +232,11 @@ def run(argv: list[str]) -> int:
         print(f"jax-reduce: interrupted; the smallest program so far is in {output}", file=sys.stderr)
         return EXIT_INTERRUPTED
     progress.clear()
+    issue = write_issue(result, command=["jax-reduce", *argv], options=args.options) if args.issue else None
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps({**result.to_json(), **({"issue": issue} if issue else {})}, indent=2))
     elif not args.quiet:
-        print(summary(result), file=sys.stderr)
+        print(summary(result) + (f"\nissue:     {issue}" if issue else ""), file=sys.stderr)
     if args.stats:
         print(result.sandbox, file=sys.stderr)
         print(pass_table(result.passes), file=sys.stderr)

@@ -92,6 +92,8 @@ def _reduce(path: str, jobs: int | None) -> int:
         return 1
     print(f"jax-track: reduced {result.tokens_before} -> {result.tokens_after} tokens: {output}",
           file=sys.stderr)
+    issue = reducer.write_issue(result)  # the command defaults to this interpreter's own (sys.orig_argv)
+    print(f"jax-track: issue text (scrubbed; review before posting): {issue}", file=sys.stderr)
     return 1
 
 
