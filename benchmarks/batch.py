@@ -33,7 +33,7 @@ from reducer.batch import reduce_dir  # noqa: E402
 from reducer.search.passes import default_passes, statement_passes  # noqa: E402
 from reducer.progress import LogDisplay  # noqa: E402
 from reducer.records import Report, Status  # noqa: E402
-from reducer.triage import triage_dir  # noqa: E402
+from reducer.triaging import triage_dir  # noqa: E402
 
 CORPUS = HERE / "corpus"
 

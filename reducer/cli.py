@@ -316,7 +316,7 @@ def finish_batch(args: argparse.Namespace, report: Report, summary_to: TextIO) -
 
 def triage_main(args: argparse.Namespace) -> int:
     from reducer.progress import record_line
-    from reducer.triage import triage_dir
+    from reducer.triaging import triage_dir
 
     if not os.path.isdir(args.file):
         print(f"jax-reduce: {args.file}: not a directory", file=sys.stderr)

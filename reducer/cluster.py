@@ -383,7 +383,7 @@ def reduce_or_triage(shipment: Shipment, options: Options, mode: str, root: str,
             if record.output is not None:
                 output = (out / record.output).read_text()
         else:
-            from reducer.triage import triage_file
+            from reducer.triaging import triage_file
 
             record = triage_file(base, rel, pool.program, options)
         return Done(relocated(record, str(base), root), output, worker.address, attempt)

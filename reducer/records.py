@@ -1,7 +1,7 @@
 """Records of a batch: one per file, buckets of files that fail the same way, and the report holding both.
 
 All are frozen dataclasses whose ``to_json()`` is what ``report.json`` (and the manifest) hold, and whose
-``from_json()`` reads it back. Kept apart from :mod:`reducer.batch` and :mod:`reducer.triage`, which both
+``from_json()`` reads it back. Kept apart from :mod:`reducer.batch` and :mod:`reducer.triaging`, which both
 produce them.
 """
 

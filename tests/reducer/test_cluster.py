@@ -30,7 +30,7 @@ from reducer.cluster import (  # noqa: E402
 from reducer.execution.sandbox import SandboxWarning  # noqa: E402
 from reducer.records import Status  # noqa: E402
 from reducer.search.passes import statement_passes  # noqa: E402
-from reducer.triage import triage_dir  # noqa: E402
+from reducer.triaging import triage_dir  # noqa: E402
 
 ROOT = str(Path(__file__).resolve().parents[2])
 DATA = Path(__file__).resolve().parents[1] / "data" / "batch"

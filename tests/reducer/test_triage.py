@@ -8,7 +8,7 @@ from reducer.search.size import count_tokens
 from reducer.options import Options
 from reducer.provenance import provenance_of
 from reducer.records import Status
-from reducer.triage import resolve, triage, triage_dir
+from reducer.triaging import resolve, triage, triage_dir
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,13 @@ def test_one_first_line_two_bugs_two_buckets(tmp_path, pool):
     assert [sorted(b.files) for b in report.buckets] == [["positions.py", "ramp.py"], ["segments.py"]]
     assert [b.signature.rsplit(" [", 1)[1] for b in report.buckets] == [
         "jax.numpy.arange(~int:0)]", "jax.ops.segment_sum(float:1, int:1)]"]
+
+
+def test_the_public_triage_is_the_function_even_after_its_module_is_imported():
+    import importlib
+    import reducer
+    importlib.import_module("reducer.triaging")
+    assert callable(reducer.triage) and reducer.triage is triage
+    from reducer import triage as imported
+    assert imported is triage
+
