@@ -345,7 +345,8 @@ class Emitter:
                 return N.name(self.leaks[id(obj)])
         if isinstance(obj, core.Tracer):
             self.problems.append(f"a tracer of shape {obj.shape} comes from outside the recorded calls")
-            return N.call("np.zeros", [N.shape(obj.shape)], [("dtype", N.dtype(obj.dtype))])
+            zeros = "jnp.zeros" if N.is_key_dtype(obj.dtype) else "np.zeros"
+            return N.call(zeros, [N.shape(obj.shape)], [("dtype", N.dtype(obj.dtype))])
         if isinstance(obj, np.generic) and not isinstance(obj, np.void):
             return N.array(obj, self.flags.fake_array_threshold, None)
         if V.is_array(obj):
@@ -378,6 +379,8 @@ class Emitter:
             return N.call("slice", [self.expr(p, site) for p in (obj.start, obj.stop, obj.step)])
         if isinstance(obj, (type(None), bool, int, float, complex, str, bytes)):
             return N.scalar(obj)
+        if N.is_key_dtype(obj):  # a key array's dtype (``key.dtype``), not a NumPy one
+            return N.key_dtype(obj)
         if isinstance(obj, np.dtype):
             return N.call("jnp.dtype", [N.string(obj.name)])
         if isinstance(obj, type):
@@ -393,7 +396,8 @@ class Emitter:
             return N.call(self.path(N.public_path(type(obj))), [],
                           [(k, self.expr(v, site)) for k, v in zip(obj._fields, obj)])
         if isinstance(obj, jax.ShapeDtypeStruct):
-            return N.call("jax.ShapeDtypeStruct", [N.shape(obj.shape), self.expr(np.dtype(obj.dtype), site)])
+            dt = obj.dtype if N.is_key_dtype(obj.dtype) else np.dtype(obj.dtype)
+            return N.call("jax.ShapeDtypeStruct", [N.shape(obj.shape), self.expr(dt, site)])
         return self._sharding(obj, site)
 
     def _sharding(self, obj: Any, site: Site) -> Expr:

@@ -47,6 +47,10 @@ SPELLING = {
     "fail_leak_from_scan_body": ["lax.scan(", "global leaked_", "jax.grad("],
     "fail_pmap_devices": ["jax.pmap(", "in_axes=(0, None)", "static_broadcasted_argnums=(2,)"],
     "fail_training_loop_at_update": ["jax.jit(", "donate_argnums=(0,)", ".at[0].add(1)", "jax.grad("],
+    "fail_typed_key_index": ["c_26 = jax.random.wrap_key_data(np.array([4146024105, 2718843009], dtype=np.uint32), "
+                             "impl='threefry2x32')",
+                             "jnp.zeros((2,), dtype=jax.random.key(0, impl='threefry2x32').dtype)",
+                             "lax.fori_loop(", "jax.random.split(", "v_10[1]"],
     "fail_user_check_under_vmap": ["jax.vmap(", "raise ValueError('expected a vector of 3 features"],
     "ok_jit_donate_static": ["jax.jit(", "donate_argnums=(0,)"],
     "ok_vmap_axes": ["jax.vmap(", "out_axes=1", "{'w': None, 'b': None}"],
