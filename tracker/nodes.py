@@ -190,6 +190,45 @@ def function_def(identifier: str, params: cst.Parameters, body: Sequence[cst.Bas
     return cst.FunctionDef(name(identifier), params, cst.IndentedBlock(list(body) or [cst.SimpleStatementLine([cst.Pass()])]))
 
 
+def class_def(identifier: str, body: Sequence[cst.BaseStatement]) -> cst.ClassDef:
+    return cst.ClassDef(name(identifier), cst.IndentedBlock(list(body) or [cst.SimpleStatementLine([cst.Pass()])]))
+
+
+def _same_class_path(identifier: str, cls: type) -> list[cst.BaseStatement]:
+    """``__module__``/``__qualname__`` as the original's: JAX's structure errors print the class."""
+    out = []
+    if cls.__module__ != "__main__":
+        out.append(assign("__module__", string(cls.__module__)))
+    if cls.__qualname__ != identifier:
+        out.append(assign("__qualname__", string(cls.__qualname__)))
+    return out
+
+
+def namedtuple_class(identifier: str, cls: type) -> list[cst.BaseStatement]:
+    """``State = collections.namedtuple('State', ['step', 'params'])``: JAX treats it as the original."""
+    fields = list_([string(f) for f in cls._fields])
+    module = [("module", string(cls.__module__))] if cls.__module__ != "__main__" else []
+    return [assign(identifier, call("collections.namedtuple", [string(identifier), fields], module))]
+
+
+def pytree_class(identifier: str, cls: type) -> list[cst.BaseStatement]:
+    """A stand-in for a registered pytree node class: it holds the aux data and children the original
+    flattened to, and is registered with ``jax.tree_util.register_pytree_node``."""
+    self_, node = name("self"), name("node")
+    init = function_def("__init__", parameters(["self", "aux", "children"]), [
+        assign(attribute(self_, "aux"), name("aux")), assign(attribute(self_, "children"), name("children"))])
+    flatten, unflatten = f"flatten_{identifier}", f"unflatten_{identifier}"
+    return [
+        class_def(identifier, [*_same_class_path(identifier, cls), init]),
+        function_def(flatten, parameters(["node"]),
+                     [returns(tuple_([attribute(node, "children"), attribute(node, "aux")]))]),
+        function_def(unflatten, parameters(["aux", "children"]),
+                     [returns(call(identifier, [name("aux"), call("tuple", [name("children")])]))]),
+        expression_statement(call("jax.tree_util.register_pytree_node",
+                                  [name(identifier), name(flatten), name(unflatten)])),
+    ]
+
+
 def lambda_(params: Sequence[str], body: Expr) -> cst.Lambda:
     return cst.Lambda(cst.Parameters([cst.Param(name(p)) for p in params]), body)
 

@@ -47,6 +47,11 @@ SPELLING = {
     "fail_leak_from_scan_body": ["lax.scan(", "global leaked_", "jax.grad("],
     "fail_pmap_devices": ["jax.pmap(", "in_axes=(0, None)", "static_broadcasted_argnums=(2,)"],
     "fail_training_loop_at_update": ["jax.jit(", "donate_argnums=(0,)", ".at[0].add(1)", "jax.grad("],
+    "fail_pytree_node_mapping": ["class Params:", "def flatten_Params(node):",
+                                 "jax.tree_util.register_pytree_node(Params, flatten_Params, unflatten_Params)",
+                                 "jax.jit(sgd_step_26)(Params(('w1', 'b1', 'w2'), (c_37, c_38, c_39)), c_40, c_41)",
+                                 "x_27 = args_2.children[0]",
+                                 "jax.tree_util.tree_map(fun_25, args_1, {'w1': v_22, 'b1': v_23, 'w2': v_24})"],
     "fail_typed_key_index": ["c_26 = jax.random.wrap_key_data(np.array([4146024105, 2718843009], dtype=np.uint32), "
                              "impl='threefry2x32')",
                              "jnp.zeros((2,), dtype=jax.random.key(0, impl='threefry2x32').dtype)",
