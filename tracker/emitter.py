@@ -15,10 +15,13 @@ goes in), so a name is written only where the scope it is bound in encloses the 
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import enum
 import itertools
+import keyword
 import os
+import re
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -80,6 +83,10 @@ class Import:
     def node(self) -> cst.SimpleStatementLine:
         return N.import_from(self.module, self.attr, self.alias) if self.attr else N.import_(self.module, self.alias)
 
+
+# Names a repro binds at module level besides ``<prefix>_<n>`` ones: no parameter may shadow them.
+_RESERVED = frozenset({"jax", "jnp", "np", "lax", "operator", "collections", "os", "prims", "result",
+                       "self", "node", "aux", "children"})
 
 BASE_IMPORTS = frozenset({Import.of("jax"), Import.of("jax.numpy", "jnp"), Import.of("numpy", "np"),
                           Import.from_("jax", "lax")})
@@ -222,16 +229,27 @@ class Emitter:
     def _register_containers(self, fdef: FunctionDef) -> None:
         """A pytree parameter passed on whole (``grad(loss)(params, x)``) is written as the parameter,
         not rebuilt from its leaves."""
+        taken = set(fdef.kwargs)
         params = [(i, arg) for i, arg in enumerate(fdef.args) if not is_named(arg)]
         params += [(key, arg) for key, arg in fdef.kwargs.items() if not is_named(arg)]
         for key, arg in params:
-            name = key if isinstance(key, str) else self.fresh("args")
+            name = key if isinstance(key, str) else self._param_name(fdef, key, taken)
             if isinstance(key, int):
                 self.param_names[(fdef.id, key)] = name
             for keys, sub in _containers(arg):
                 sig = _shape(sub)
                 if sig is not None:
                     self.containers.setdefault((fdef.id, sig), (name, keys))
+
+    def _param_name(self, fdef: FunctionDef, index: int, taken: set[str]) -> str:
+        """The user's own name for a container parameter (JAX's messages quote it: ``carry[1]``) when
+        it cannot be mistaken for a name the repro binds elsewhere, else ``args_<n>``."""
+        user = fdef.param_names[index] if index < len(fdef.param_names) else None
+        if user is None or user in taken or user in _RESERVED or keyword.iskeyword(user) \
+                or hasattr(builtins, user) or re.fullmatch(r"[A-Za-z]+_\d+", user) or not user.isidentifier():
+            return self.fresh("args")
+        taken.add(user)
+        return user
 
     def _use(self, scope: Scope, tree: Any) -> None:
         uses = self.uses.setdefault(scope, [])

@@ -49,9 +49,15 @@ SPELLING = {
     "fail_training_loop_at_update": ["jax.jit(", "donate_argnums=(0,)", ".at[0].add(1)", "jax.grad("],
     "fail_pytree_node_mapping": ["class Params:", "def flatten_Params(node):",
                                  "jax.tree_util.register_pytree_node(Params, flatten_Params, unflatten_Params)",
-                                 "jax.jit(sgd_step_26)(Params(('w1', 'b1', 'w2'), (c_37, c_38, c_39)), c_40, c_41)",
-                                 "x_27 = args_2.children[0]",
-                                 "jax.tree_util.tree_map(fun_25, args_1, {'w1': v_22, 'b1': v_23, 'w2': v_24})"],
+                                 "jax.jit(sgd_step_24)(Params(('w1', 'b1', 'w2'), (c_35, c_36, c_37)), c_38, c_39)",
+                                 "x_25 = params.children[0]",
+                                 "jax.tree_util.tree_map(fun_23, params, {'w1': v_20, 'b1': v_21, 'w2': v_22})"],
+    # JAX's carry error quotes the body's parameter (carry[1]): the repro keeps the user's names.
+    "fail_pytree_node_scan_state": ["State = collections.namedtuple('State', ['step', 'momentum'])",
+                                    "jax.tree_util.register_pytree_node(Linear, flatten_Linear, unflatten_Linear)",
+                                    "def train_step_6(carry, batch):",
+                                    "lax.scan(train_step_6, (model, State(v_4, v_5)), (x_2, x_3))",
+                                    "return ((Linear((0.05,), (v_22, v_24)), (v_25, v_20)), v_16)"],
     "fail_typed_key_index": ["c_26 = jax.random.wrap_key_data(np.array([4146024105, 2718843009], dtype=np.uint32), "
                              "impl='threefry2x32')",
                              "jnp.zeros((2,), dtype=jax.random.key(0, impl='threefry2x32').dtype)",
