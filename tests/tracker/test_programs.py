@@ -58,10 +58,10 @@ SPELLING = {
                                     "def train_step_6(carry, batch):",
                                     "lax.scan(train_step_6, (model, State(v_4, v_5)), (x_2, x_3))",
                                     "return ((Linear((0.05,), (v_22, v_24)), (v_25, v_20)), v_16)"],
-    "fail_typed_key_index": ["c_26 = jax.random.wrap_key_data(np.array([4146024105, 2718843009], dtype=np.uint32), "
+    "fail_typed_key_index": ["c_24 = jax.random.wrap_key_data(np.array([4146024105, 2718843009], dtype=np.uint32), "
                              "impl='threefry2x32')",
                              "jnp.zeros((2,), dtype=jax.random.key(0, impl='threefry2x32').dtype)",
-                             "lax.fori_loop(", "jax.random.split(", "v_10[1]"],
+                             "lax.fori_loop(0, 2, fill_6, (v_5, x_4))", "jax.random.split(", "v_8[1]"],
     "fail_user_check_under_vmap": ["jax.vmap(", "raise ValueError('expected a vector of 3 features"],
     "ok_jit_donate_static": ["jax.jit(", "donate_argnums=(0,)"],
     "ok_vmap_axes": ["jax.vmap(", "out_axes=1", "{'w': None, 'b': None}"],
