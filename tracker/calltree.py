@@ -26,6 +26,8 @@ class FunctionDef:
     returned: bool = False  # False while tracing, or when the function raised
     error: BaseException | None = None
     error_site: str = ""  # module of the innermost frame when the error left the function
+    # The user's name of each positional parameter (None for ``*args``), when the trace got them all.
+    param_names: tuple[str | None, ...] = ()
     id: int = dataclasses.field(default_factory=lambda: next(_ids))
 
     @property

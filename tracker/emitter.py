@@ -15,10 +15,13 @@ goes in), so a name is written only where the scope it is bound in encloses the 
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import enum
 import itertools
+import keyword
 import os
+import re
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -39,6 +42,13 @@ from tracker.config import Flags
 Scope = FunctionDef | None  # None is the module
 Key = Any  # a tuple index or a dict key on the way from a container to a leaf
 Expr = cst.BaseExpression
+
+
+@dataclasses.dataclass(frozen=True)
+class ChildKey:
+    """The way from a registered node's stand-in to its i-th child: ``node.children[i]``."""
+
+    index: int
 
 
 class EmitError(Exception):
@@ -73,6 +83,10 @@ class Import:
     def node(self) -> cst.SimpleStatementLine:
         return N.import_from(self.module, self.attr, self.alias) if self.attr else N.import_(self.module, self.alias)
 
+
+# Names a repro binds at module level besides ``<prefix>_<n>`` ones: no parameter may shadow them.
+_RESERVED = frozenset({"jax", "jnp", "np", "lax", "operator", "collections", "os", "prims", "result",
+                       "self", "node", "aux", "children"})
 
 BASE_IMPORTS = frozenset({Import.of("jax"), Import.of("jax.numpy", "jnp"), Import.of("numpy", "np"),
                           Import.from_("jax", "lax")})
@@ -166,6 +180,8 @@ class Emitter:
         self.param_names: dict[tuple[int, int], str] = {}
         self.used_ids: set[int] = set()
         self.pending_comments: list[str] = []  # said before the next statement written
+        self.node_classes: dict[type, str] = {}  # user pytree node type -> its stand-in's name
+        self.node_definitions: list[cst.BaseStatement] = []
 
     # -- analysis ----------------------------------------------------------------------------------
 
@@ -213,16 +229,27 @@ class Emitter:
     def _register_containers(self, fdef: FunctionDef) -> None:
         """A pytree parameter passed on whole (``grad(loss)(params, x)``) is written as the parameter,
         not rebuilt from its leaves."""
+        taken = set(fdef.kwargs)
         params = [(i, arg) for i, arg in enumerate(fdef.args) if not is_named(arg)]
         params += [(key, arg) for key, arg in fdef.kwargs.items() if not is_named(arg)]
         for key, arg in params:
-            name = key if isinstance(key, str) else self.fresh("args")
+            name = key if isinstance(key, str) else self._param_name(fdef, key, taken)
             if isinstance(key, int):
                 self.param_names[(fdef.id, key)] = name
             for keys, sub in _containers(arg):
                 sig = _shape(sub)
                 if sig is not None:
                     self.containers.setdefault((fdef.id, sig), (name, keys))
+
+    def _param_name(self, fdef: FunctionDef, index: int, taken: set[str]) -> str:
+        """The user's own name for a container parameter (JAX's messages quote it: ``carry[1]``) when
+        it cannot be mistaken for a name the repro binds elsewhere, else ``args_<n>``."""
+        user = fdef.param_names[index] if index < len(fdef.param_names) else None
+        if user is None or user in taken or user in _RESERVED or keyword.iskeyword(user) \
+                or hasattr(builtins, user) or re.fullmatch(r"[A-Za-z]+_\d+", user) or not user.isidentifier():
+            return self.fresh("args")
+        taken.add(user)
+        return user
 
     def _use(self, scope: Scope, tree: Any) -> None:
         uses = self.uses.setdefault(scope, [])
@@ -234,6 +261,8 @@ class Emitter:
         elif V.is_sequence(tree):
             for value in tree:
                 self._use(scope, value)
+        elif isinstance(tree, V.Node):
+            self._use(scope, tree.children)
         elif is_named(tree):
             uses.append(tree)
 
@@ -345,12 +374,13 @@ class Emitter:
                 return N.name(self.leaks[id(obj)])
         if isinstance(obj, core.Tracer):
             self.problems.append(f"a tracer of shape {obj.shape} comes from outside the recorded calls")
-            return N.call("np.zeros", [N.shape(obj.shape)], [("dtype", N.dtype(obj.dtype))])
+            zeros = "jnp.zeros" if N.is_key_dtype(obj.dtype) else "np.zeros"
+            return N.call(zeros, [N.shape(obj.shape)], [("dtype", N.dtype(obj.dtype))])
         if isinstance(obj, np.generic) and not isinstance(obj, np.void):
             return N.array(obj, self.flags.fake_array_threshold, None)
         if V.is_array(obj):
             return self._constant(obj)
-        if isinstance(site.scope, FunctionDef) and isinstance(obj, (tuple, list, dict)):
+        if isinstance(site.scope, FunctionDef) and isinstance(obj, (tuple, list, dict, V.Node)):
             found = self.containers.get((site.scope.id, _shape(obj)))
             if found is not None:
                 return self._reach(N.name(found[0]), found[1], site)
@@ -363,12 +393,41 @@ class Emitter:
         if isinstance(obj, (set, frozenset)):
             items = [self.expr(x, site) for x in sorted(obj, key=repr)]
             return N.call(type(obj).__name__, [N.list_(items)])
+        if isinstance(obj, V.Node):
+            return self._node(obj, site)
         return self._other(obj, site)
+
+    def _node(self, node: V.Node, site: Site) -> cst.Call:
+        """``State(c_1, c_2)`` or ``Params(aux, (c_1, c_2))``, defining the stand-in class once."""
+        identifier = self._node_class(node)
+        children = [self.expr(x, site) for x in node.children]
+        if node.is_namedtuple:
+            return N.call(identifier, children)
+        return N.call(identifier, [self.expr(node.aux, site), N.tuple_(children)])
+
+    def _node_class(self, node: V.Node) -> str:
+        if node.type not in self.node_classes:
+            taken = set(self.node_classes.values())
+            identifier = node.type.__name__
+            for suffix in itertools.count(2):  # two classes of one name (from two modules)
+                if identifier not in taken:
+                    break
+                identifier = f"{node.type.__name__}{suffix}"
+            self.node_classes[node.type] = identifier
+            if node.is_namedtuple:
+                self.imports.add(Import.of("collections"))
+                self.node_definitions += N.namedtuple_class(identifier, node.type)
+            else:
+                self.node_definitions += N.pytree_class(identifier, node.type)
+        return self.node_classes[node.type]
 
     def _reach(self, base: Expr, keys: Sequence[Key], site: Site) -> Expr:
         """``base[k1][k2]...``: a leaf or part of a container parameter."""
         for key in keys:
-            base = N.subscript(base, [self.expr(key, site)])
+            if isinstance(key, ChildKey):
+                base = N.subscript(N.attribute(base, "children"), [N.integer(key.index)])
+            else:
+                base = N.subscript(base, [self.expr(key, site)])
         return base
 
     def _other(self, obj: Any, site: Site) -> Expr:
@@ -378,6 +437,8 @@ class Emitter:
             return N.call("slice", [self.expr(p, site) for p in (obj.start, obj.stop, obj.step)])
         if isinstance(obj, (type(None), bool, int, float, complex, str, bytes)):
             return N.scalar(obj)
+        if N.is_key_dtype(obj):  # a key array's dtype (``key.dtype``), not a NumPy one
+            return N.key_dtype(obj)
         if isinstance(obj, np.dtype):
             return N.call("jnp.dtype", [N.string(obj.name)])
         if isinstance(obj, type):
@@ -393,7 +454,8 @@ class Emitter:
             return N.call(self.path(N.public_path(type(obj))), [],
                           [(k, self.expr(v, site)) for k, v in zip(obj._fields, obj)])
         if isinstance(obj, jax.ShapeDtypeStruct):
-            return N.call("jax.ShapeDtypeStruct", [N.shape(obj.shape), self.expr(np.dtype(obj.dtype), site)])
+            dt = obj.dtype if N.is_key_dtype(obj.dtype) else np.dtype(obj.dtype)
+            return N.call("jax.ShapeDtypeStruct", [N.shape(obj.shape), self.expr(dt, site)])
         return self._sharding(obj, site)
 
     def _sharding(self, obj: Any, site: Site) -> Expr:
@@ -572,7 +634,7 @@ class Emitter:
             [needed.node() for _, needed in IMPLIED if needed in self.implied]
         if Import.of("os") in self.implied:
             imports.append(Import.of("os").node())
-        sections = [imports, _config_statements(), constants + declared, body]
+        sections = [imports, _config_statements(), self.node_definitions, constants + declared, body]
         return Emitted(cst.Module(_spaced(sections)), dict(self.arrays), tuple(self.problems))
 
 
@@ -586,7 +648,7 @@ def _spaced(sections: list[list[cst.BaseStatement]]) -> list[cst.BaseStatement]:
     for section in sections:
         for i, stmt in enumerate(_spaced_block(section, 2)):
             if out and i == 0 and not stmt.leading_lines:
-                blank = 2 if isinstance(stmt, cst.FunctionDef) else 1
+                blank = 2 if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else 1
                 stmt = stmt.with_changes(leading_lines=[BLANK] * blank)
             out.append(stmt)
     return out
@@ -596,7 +658,7 @@ def _spaced_block(statements: list[cst.BaseStatement], blank: int) -> list[cst.B
     out: list[cst.BaseStatement] = []
     previous_def = False
     for stmt in statements:
-        is_def = isinstance(stmt, cst.FunctionDef)
+        is_def = isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
         if is_def:
             inner = _spaced_block(list(stmt.body.body), 1)
             stmt = stmt.with_changes(body=stmt.body.with_changes(body=inner))
@@ -678,6 +740,8 @@ def _option_values(stmt: Statement) -> Any:
 
 def _paths(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...], Any]]:
     """(keys from the root, leaf) pairs: ``((0, "w"), leaf)`` for ``tree[0]["w"]``."""
+    if isinstance(tree, V.Node):
+        return [p for i, item in enumerate(tree.children) for p in _paths(item, (*keys, _child_key(tree, i)))]
     if V.is_sequence(tree):
         return [p for i, item in enumerate(tree) for p in _paths(item, (*keys, i))]
     if isinstance(tree, dict):
@@ -685,7 +749,15 @@ def _paths(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...],
     return [(keys, tree)]
 
 
+def _child_key(node: V.Node, index: int) -> Key:
+    """A NamedTuple is indexed like a tuple; a registered node's stand-in keeps its ``children``."""
+    return index if node.is_namedtuple else ChildKey(index)
+
+
 def _containers(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...], Any]]:
+    if isinstance(tree, V.Node):
+        return [(keys, tree)] + [c for i, v in enumerate(tree.children)
+                                 for c in _containers(v, (*keys, _child_key(tree, i)))]
     if isinstance(tree, dict):
         return [(keys, tree)] + [c for k, v in tree.items() for c in _containers(v, (*keys, k))]
     if V.is_sequence(tree):
@@ -703,11 +775,14 @@ def _shape(tree: Any) -> Any:
     if V.is_sequence(tree) and tree:
         items = tuple(_shape(v) for v in tree)
         return None if any(v is None for v in items) else (type(tree).__name__, items)
+    if isinstance(tree, V.Node) and tree.children:
+        items = tuple(_shape(v) for v in tree.children)
+        return None if any(v is None for v in items) else ("n", id(tree.type), repr(tree.aux), items)
     return None
 
 
 def _is_tuple_tree(tree: Any) -> bool:
-    if isinstance(tree, dict):
+    if isinstance(tree, (dict, V.Node)):
         return False
     if V.is_sequence(tree):
         return all(_is_tuple_tree(x) for x in tree)

@@ -125,6 +125,84 @@ def wrap_namespaces(exclude: set[str]) -> int:
     return count
 
 
+# -- pytree functions --------------------------------------------------------------------------
+
+# Recorded only when they raise themselves (a structure mismatch): what succeeds only moves leaves
+# around, and the calls the mapped function makes are recorded where the user function runs.
+TREE_FUNCTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("jax.tree_util", "jax.tree_util", ("tree_map", "tree_map_with_path", "tree_structure", "tree_leaves",
+                                        "tree_flatten", "tree_reduce", "tree_all")),
+    ("jax.tree", "jax.tree", ("map", "map_with_path", "structure", "leaves", "flatten", "reduce", "all")),
+)
+
+
+class TreeFunction(FirstOrder):
+    """``jax.tree_util.tree_map(f, params, grads)`` failing on the trees it was given is written as
+    that call, with a stub for a user ``f`` (a mismatch is found before ``f`` is called)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not RUNTIME.enabled:
+            return self.fun(*args, **kwargs)
+        raised: set[int] = set()  # errors of the user's own functions: recorded where they happen
+        watched = [_watched(a, raised) for a in args]
+        watched_kwargs = {k: _watched(v, raised) for k, v in kwargs.items()}
+        try:
+            return self.fun(*watched, **watched_kwargs)
+        except Exception as error:
+            frame = RUNTIME.top()
+            if id(error) not in raised and not isinstance(frame, Statement):
+                roles: dict[str, str] = {}
+                recorded = [_as_ref(a, f"fun{i}", roles) for i, a in enumerate(args)]
+                recorded_kwargs = {k: _as_ref(v, k, roles) for k, v in kwargs.items()}
+                RUNTIME.record_failure("first_order", self.public, self, error, tuple(recorded),
+                                       recorded_kwargs, {"names": roles})
+            raise
+
+
+def _user_function(value: Any) -> bool:
+    return callable(value) and not isinstance(value, (type, FirstOrder)) and not hasattr(value, "shape") \
+        and not getattr(value, "__module__", "").startswith("jax")
+
+
+def _watched(value: Any, raised: set[int]) -> Any:
+    if not _user_function(value):
+        return value
+
+    @functools.wraps(value)
+    def watching(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return value(*args, **kwargs)
+        except Exception as error:
+            raised.add(id(error))
+            raise
+    return watching
+
+
+def _as_ref(value: Any, role: str, roles: dict[str, str]) -> Any:
+    """A user function as a ``FunctionRef`` to a stub named after it; anything else as it is."""
+    if not _user_function(value):
+        return value
+    from tracker.apis import FunctionRef
+    from tracker.calltree import FunctionDef
+    roles[role] = FunctionDef(value, None, id=0).name
+    return FunctionRef(role)
+
+
+def wrap_tree_functions() -> int:
+    count = 0
+    for module_name, public, names in TREE_FUNCTIONS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name in names:
+            obj = getattr(module, name, None)
+            if obj is not None and not isinstance(obj, FirstOrder):
+                setattr(module, name, TreeFunction(f"{public}.{name}", obj))
+                count += 1
+    return count
+
+
 # -- array operators and methods ---------------------------------------------------------------
 
 BINARY: dict[str, type] = {

@@ -104,6 +104,7 @@ def patch_loaded_jax(hooked: bool) -> None:
         _wrap_public_apis()
     originals = _public_functions() if not hooked else {}
     firstorder.wrap_namespaces(exclude=set())
+    firstorder.wrap_tree_functions()
     firstorder.wrap_array_classes()
     firstorder.wrap_bind()
     if not hooked:

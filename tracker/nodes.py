@@ -190,6 +190,45 @@ def function_def(identifier: str, params: cst.Parameters, body: Sequence[cst.Bas
     return cst.FunctionDef(name(identifier), params, cst.IndentedBlock(list(body) or [cst.SimpleStatementLine([cst.Pass()])]))
 
 
+def class_def(identifier: str, body: Sequence[cst.BaseStatement]) -> cst.ClassDef:
+    return cst.ClassDef(name(identifier), cst.IndentedBlock(list(body) or [cst.SimpleStatementLine([cst.Pass()])]))
+
+
+def _same_class_path(identifier: str, cls: type) -> list[cst.BaseStatement]:
+    """``__module__``/``__qualname__`` as the original's: JAX's structure errors print the class."""
+    out = []
+    if cls.__module__ != "__main__":
+        out.append(assign("__module__", string(cls.__module__)))
+    if cls.__qualname__ != identifier:
+        out.append(assign("__qualname__", string(cls.__qualname__)))
+    return out
+
+
+def namedtuple_class(identifier: str, cls: type) -> list[cst.BaseStatement]:
+    """``State = collections.namedtuple('State', ['step', 'params'])``: JAX treats it as the original."""
+    fields = list_([string(f) for f in cls._fields])
+    module = [("module", string(cls.__module__))] if cls.__module__ != "__main__" else []
+    return [assign(identifier, call("collections.namedtuple", [string(identifier), fields], module))]
+
+
+def pytree_class(identifier: str, cls: type) -> list[cst.BaseStatement]:
+    """A stand-in for a registered pytree node class: it holds the aux data and children the original
+    flattened to, and is registered with ``jax.tree_util.register_pytree_node``."""
+    self_, node = name("self"), name("node")
+    init = function_def("__init__", parameters(["self", "aux", "children"]), [
+        assign(attribute(self_, "aux"), name("aux")), assign(attribute(self_, "children"), name("children"))])
+    flatten, unflatten = f"flatten_{identifier}", f"unflatten_{identifier}"
+    return [
+        class_def(identifier, [*_same_class_path(identifier, cls), init]),
+        function_def(flatten, parameters(["node"]),
+                     [returns(tuple_([attribute(node, "children"), attribute(node, "aux")]))]),
+        function_def(unflatten, parameters(["aux", "children"]),
+                     [returns(call(identifier, [name("aux"), call("tuple", [name("children")])]))]),
+        expression_statement(call("jax.tree_util.register_pytree_node",
+                                  [name(identifier), name(flatten), name(unflatten)])),
+    ]
+
+
 def lambda_(params: Sequence[str], body: Expr) -> cst.Lambda:
     return cst.Lambda(cst.Parameters([cst.Param(name(p)) for p in params]), body)
 
@@ -197,8 +236,25 @@ def lambda_(params: Sequence[str], body: Expr) -> cst.Lambda:
 # -- values ---------------------------------------------------------------------------------------------
 
 
+def is_key_dtype(value: Any) -> bool:
+    """The dtype of a typed PRNG key array (``key<fry>``), which NumPy cannot interpret."""
+    try:
+        return bool(jax.dtypes.issubdtype(value, jax.dtypes.prng_key))
+    except TypeError:
+        return False
+
+
+def key_dtype(value: Any) -> cst.Attribute:
+    """A key dtype has no public name: ``jax.random.key(0, impl='threefry2x32').dtype`` is equal to it."""
+    impl = string(getattr(value, "_impl").name)
+    return attribute(call("jax.random.key", [integer(0)], [("impl", impl)]), "dtype")
+
+
 def dtype(value: Any) -> Expr:
-    """``np.float32`` where numpy knows the type, ``jnp.bfloat16`` for the ML types."""
+    """``np.float32`` where numpy knows the type, ``jnp.bfloat16`` for the ML types, a key's dtype as
+    ``key_dtype`` writes it."""
+    if is_key_dtype(value):
+        return key_dtype(value)
     dt = np.dtype(value)
     if dt.name == "bool":
         return dotted("np.bool_")
@@ -207,17 +263,19 @@ def dtype(value: Any) -> Expr:
 
 
 def _filled(constructor: str, dims: Sequence[int], dt: Any, fill: Expr | None = None) -> cst.Call:
+    if is_key_dtype(dt):  # NumPy has no key arrays; jax.numpy makes them of any shape
+        constructor = constructor.replace("np.", "jnp.", 1)
     args = [shape(dims)] + ([fill] if fill is not None else [])
     return call(constructor, args, [("dtype", dtype(dt))])
 
 
 def array(value: Any, threshold: int, saved: Callable[[np.ndarray], Expr] | None) -> Expr:
     """A concrete array as an expression: a literal, ``np.ones(shape, dtype)``, or a saved value."""
-    if isinstance(value, jax.Array) and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):
-        data = array(np.asarray(jax.random.key_data(value)), threshold, saved)
-        return call("jax.random.wrap_key_data", [data], [("impl", string(str(jax.random.key_impl(value))))])
     if isinstance(value, jax.Array) and value.is_deleted():  # donated, and no copy was kept: big
         return _filled("np.ones", value.shape, value.dtype)
+    if isinstance(value, jax.Array) and is_key_dtype(value.dtype):
+        data = array(np.asarray(jax.random.key_data(value)), threshold, saved)
+        return call("jax.random.wrap_key_data", [data], [("impl", string(str(jax.random.key_impl(value))))])
     host = np.asarray(value)
     if saved is not None and host.size > 1:
         return saved(host)

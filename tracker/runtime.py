@@ -223,6 +223,8 @@ class Runtime:
             kept_args, kept_kwargs = select(args, kwargs) if select else (args, kwargs)
             previous = stmt.functions.get(slot.role)
             fdef = FunctionDef(fun, stmt, runtime.normalize(tuple(kept_args)), runtime.normalize(dict(kept_kwargs)))
+            if len(kept_args) == len(args):
+                fdef.param_names = _param_names(fun, len(args))
             stmt.functions[slot.role] = slot.last = fdef
             runtime._log(fdef, f"def {fdef.name}")
             runtime.stack.append(fdef)
@@ -267,6 +269,23 @@ class Runtime:
             log.warning("[%d]%s %s", node.id, "." * node.level, text)
         if node.id in self.flags.log_call_details:
             log.warning("[%d] details: %r", node.id, node)
+
+
+def _param_names(fun: Callable, count: int) -> tuple[str | None, ...]:
+    """The names ``fun`` gives its first ``count`` positional parameters: JAX's messages quote them
+    (``carry[1]``), so a repro keeps them where it can."""
+    import inspect
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    names: list[str | None] = []
+    for param in params:
+        if param.kind == param.VAR_POSITIONAL:
+            break
+        if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+            names.append(param.name)
+    return tuple(names[:count]) + (None,) * max(0, count - len(names))
 
 
 def _innermost_module(error: BaseException) -> str:

@@ -1,12 +1,15 @@
 """Arguments and results as plain pytrees (the emitter writes them with ``tracker.nodes``).
 
-A recorded call keeps tuples, lists, dicts (with their keys) and None; a user pytree (a dataclass, a
-flax struct) becomes the tuple of its children, one level at a time, because a standalone repro cannot
-construct the user's classes.
+A recorded call keeps tuples, lists, dicts (with their keys) and None. A user pytree node (a class
+registered with ``register_pytree_node``, ``register_dataclass``, a NamedTuple) becomes a ``Node``: its
+type, aux data and children, which the emitter writes as a stand-in class registered the same way, so
+that a structure mismatch between it and a dict still happens in the repro. A node whose aux data is not
+a plain Python value (a flax struct's functions) becomes the tuple of its children, one level at a time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -17,6 +20,20 @@ from jax._src import core
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class Node:
+    """A user-defined pytree node: ``type`` (a NamedTuple class or a registered one), the aux data its
+    flatten returned (None for a NamedTuple) and its normalised children."""
+
+    type: type
+    aux: Any
+    children: tuple[Any, ...]
+
+    @property
+    def is_namedtuple(self) -> bool:
+        return issubclass(self.type, tuple)
+
+
 def normalize(obj: Any) -> Any:
     if isinstance(obj, _PLAIN) or is_array(obj) or isinstance(obj, core.Tracer):
         return obj
@@ -24,7 +41,8 @@ def normalize(obj: Any) -> Any:
         if type(obj).__module__.startswith("jax") and not any(is_array(x) or isinstance(x, core.Tracer)
                                                                for x in obj):
             return obj  # dimension numbers and the like are emitted as themselves
-        return tuple(normalize(x) for x in obj)
+        children = tuple(normalize(x) for x in obj)
+        return children if _from_jax(type(obj)) else Node(type(obj), None, children)
     if type(obj) is tuple:
         return tuple(normalize(x) for x in obj)
     if type(obj) is list:
@@ -34,8 +52,26 @@ def normalize(obj: Any) -> Any:
     children, treedef = jax.tree_util.tree_flatten(obj, is_leaf=lambda x: x is not obj)
     if treedef.num_nodes == 1 and treedef.num_leaves == 1:
         return obj  # a leaf JAX does not know how to flatten: emitted as a constant if it can be
-    return tuple(normalize(x) for x in children)
+    normalized = tuple(normalize(x) for x in children)
+    node_type, aux = treedef.node_data()
+    if node_type is type(obj) and not _from_jax(node_type) and _plain(aux):
+        return Node(node_type, aux, normalized)
+    return normalized
 
+
+def _from_jax(cls: type) -> bool:
+    return cls.__module__.split(".")[0] in ("jax", "jaxlib")
+
+
+def _plain(value: Any) -> bool:
+    """Aux data a repro can write as a literal (names, sizes, flags)."""
+    if isinstance(value, _PLAIN):
+        return True
+    if type(value) in (tuple, list, frozenset):
+        return all(_plain(x) for x in value)
+    if type(value) is dict:
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    return False
 
 def is_array(obj: Any) -> bool:
     return isinstance(obj, (np.ndarray, np.generic, jax.Array)) and not isinstance(obj, core.Tracer)
@@ -52,6 +88,8 @@ def is_sequence(tree: Any) -> bool:
 
 
 def leaves(tree: Any) -> list[Any]:
+    if isinstance(tree, Node):
+        return leaves(tree.children)
     if is_sequence(tree):
         return [leaf for item in tree for leaf in leaves(item)]
     if isinstance(tree, dict):
@@ -65,6 +103,8 @@ def has_arrays(tree: Any) -> bool:
 
 def paths(tree: Any, prefix: str = "") -> list[tuple[str, Any]]:
     """(subscript path, leaf) pairs, e.g. ``('["w"][0]', leaf)``."""
+    if isinstance(tree, Node):
+        return paths(tree.children, f"{prefix}.children")
     if is_sequence(tree):
         return [p for i, item in enumerate(tree) for p in paths(item, f"{prefix}[{i}]")]
     if isinstance(tree, dict):
