@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the emitter imports the handlers' modules
 
 log = logging.getLogger("tracker")
 
+
 class SavedRepro(NamedTuple):
     """A saved repro: its path, its source and, for one saved for an error, the verdict of running it
     fresh (``tracker.verify``; None when not verified)."""
