@@ -29,8 +29,8 @@ def full_traceback(error: BaseException) -> types.TracebackType | None:
     """
     from tracker.runtime import RUNTIME
     kept = RUNTIME.full_tracebacks.get(id(error))
-    if kept is not None:
-        return kept
+    if kept is not None and kept[0] is error:
+        return kept[1]
     cause = error.__cause__
     if cause is not None and type(cause).__name__ == "UnfilteredStackTrace":
         return cause.__traceback__

@@ -46,8 +46,9 @@ class Runtime:
         self.flags = Flags()
         self.history: collections.deque[Statement] = collections.deque(maxlen=self.flags.history)
         self.failures: dict[int, Statement] = {}  # id(exception) -> failing top-level statement
-        # id(exception) -> its traceback before JAX filtered it (see ``unfiltered_call``)
-        self.full_tracebacks: dict[int, types.TracebackType] = {}
+        # id(exception) -> (the exception, kept alive so its id is not reused; its traceback before JAX
+        # filtered it): see ``unfiltered_call``
+        self.full_tracebacks: dict[int, tuple[BaseException, types.TracebackType]] = {}
         self.errors: list[str] = []  # deferred tracker errors
         self.snapshots: dict[int, tuple[Any, Any]] = {}  # id(donated array) -> (array, host copy)
         self.on_failure: Callable[[], None] | None = None  # told of each failing top-level call
@@ -177,7 +178,7 @@ class Runtime:
                 return thunk()
         except Exception as error:
             if error.__traceback__ is not None and id(error) not in self.full_tracebacks:
-                self.full_tracebacks[id(error)] = error.__traceback__
+                self.full_tracebacks[id(error)] = (error, error.__traceback__)
                 if len(self.full_tracebacks) > 64:
                     self.full_tracebacks.pop(next(iter(self.full_tracebacks)))
             if _through_jax_boundary(error.__traceback__):
