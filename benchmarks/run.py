@@ -184,8 +184,8 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
             f"{sum(r.tokens_after < r.ddmin_tokens_after for r in ddmin_rows)}/{len(ddmin_rows)} programs, "
             f"fewer tests on {sum(r.tests < r.ddmin_tests for r in ddmin_rows)}/{len(ddmin_rows)}")
     return "\n".join([
-        f"Run on {datetime.date.today().isoformat()} ({machine()}) with `{' '.join(['python'] + sys.argv)}`, "
-        f"--jobs {args.jobs}, {wall / 60:.0f} minutes in all.",
+        f"Run on {datetime.date.today().isoformat()} ({machine()}) at commit {commit()} with "
+        f"`{' '.join(['python'] + sys.argv)}`, --jobs {args.jobs}, {wall / 60:.0f} minutes in all.",
         "",
         *summary,
         "",
@@ -197,6 +197,16 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         "interpreter per candidate (`--no-pool`); `ddmin` is plain line-based ddmin on the same warm-pool "
         "oracle, one candidate at a time, with uncompilable candidates rejected without a run.",
     ])
+
+
+def commit() -> str:
+    """The commit this run measured (HEAD when it started), marked when the tree had uncommitted changes."""
+    import subprocess
+    root = HERE.parent
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "reducer", "reprokit"],
+                           cwd=root, capture_output=True, text=True).stdout.strip()
+    return head.stdout.strip() + (" (reducer with uncommitted changes)" if dirty else "")
 
 
 def main() -> None:
