@@ -57,11 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as error:  # report like Python would, after saving the repro
         traceback.print_exc()
         saved = save_failure(error)
-        if saved is not None:
-            print(f"jax-reduce tracker: {saved.describe()}", file=sys.stderr)
         if saved is None:
             print("jax-track: the error did not come from a recorded JAX call; no repro saved", file=sys.stderr)
             return 1
+        print(f"jax-reduce tracker: {saved.describe()}", file=sys.stderr)
         if options.reduce:
             return _reduce(saved.to_reduce, options.jobs)
         return 1

@@ -45,11 +45,6 @@ def call(func: Expr | str, args: Sequence[Expr] = (), kwargs: Iterable[tuple[str
     return cst.Call(callee(func), positional + keywords)
 
 
-def star_args_call(func: Expr | str) -> cst.Call:
-    """``func(*args, **kwargs)``."""
-    return cst.Call(callee(func), [cst.Arg(name("args"), star="*"), cst.Arg(name("kwargs"), star="**")])
-
-
 def attribute(value: Expr, attr: str) -> cst.Attribute:
     return cst.Attribute(operand(value), cst.Name(attr))
 
