@@ -24,6 +24,8 @@ _TEMPLATE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # File paths with optional line numbers: '/tmp/x/prog.py:12', 'File "/a/b.py", line 3'.
     (re.compile(r"File \"[^\"]+\", line \d+"), "File <path>, line N"),
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+[\w.-]+\.py(?::\d+)?"), "<path>"),
+    # A bare file name with a line number: how a program run as `python prog.py` names itself.
+    (re.compile(r"(?<![\w.<])[\w.-]+\.py:\d+"), "<path>"),
     (re.compile(r"<ipython-input-[\w-]+>|<string>(?::\d+)?|<stdin>(?::\d+)?"), "<path>"),
     (re.compile(r"\bline \d+"), "line N"),
     # Object reprs name the program's own functions and addresses: "<function f at 0x7f3a...>".
@@ -175,7 +177,7 @@ def _describe_facts(outcome: Outcome, exact: bool) -> str:
     return f" [{call}({', '.join(operands)})]"
 
 
-_PATHS = _TEMPLATE_RULES[1:7]  # paths, line numbers and object addresses only
+_PATHS = _TEMPLATE_RULES[1:8]  # paths, line numbers and object addresses only
 
 
 def _exact_message(message: str) -> str:

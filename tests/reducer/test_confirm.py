@@ -43,3 +43,31 @@ def test_a_user_run_sees_the_programs_folder_and_its_own_name(tmp_path):
     assert (outcome.kind, outcome.exc_type) == (Kind.EXCEPTION, "TypeError")
     assert outcome.first_line == "add got incompatible shapes for broadcasting: (3,), (4,)."
     assert (tmp_path / "shapes.txt").read_text() == "3 4" and sorted(p.name for p in tmp_path.iterdir()) == ["shapes.txt"]
+
+
+LEAK = """
+import jax
+
+key = jax.random.PRNGKey(0)
+
+@jax.jit
+def f(x):
+    global key
+    key, _ = jax.random.split(key)
+    return x
+
+f(1.0)
+jax.random.split(key)
+"""
+
+
+def test_a_user_run_that_names_the_program_by_its_bare_file_name_ends_alike(tmp_path):
+    # JAX names the program "prog.py:9" run as a user would and "/tmp/.../candidate.py:9" in a fresh
+    # interpreter; both are the program's path, so the error ends alike.
+    fresh = FreshExecutor(sys_path=str(tmp_path))
+    as_user = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py")
+    original = fresh.run(LEAK, 60, threading.Event())
+    seen = as_user.run(LEAK, 60, threading.Event())
+    assert original.exc_type == seen.exc_type == "jax.errors.UnexpectedTracerError"
+    assert "prog.py:9" in seen.message and "prog.py" not in original.message
+    assert ends_alike(original, seen)
