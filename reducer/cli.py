@@ -238,7 +238,8 @@ def run(argv: list[str]) -> int:
     elif not args.quiet:
         print(summary(result) + (f"\nissue:     {issue}" if issue else ""), file=sys.stderr)
     if args.stats:
-        print(result.sandbox, file=sys.stderr)
+        if args.quiet or args.json:  # else the summary above already said it
+            print(result.sandbox, file=sys.stderr)
         print(pass_table(result.passes), file=sys.stderr)
     return EXIT_OK
 

@@ -144,6 +144,7 @@ def test_summary_on_stderr(tmp_path):
     assert result.stdout == ""
     for word in ("signature:", "tokens:", "lines:", "tests:", "small.py"):
         assert word in result.stderr
+    assert result.stderr.count("\nsandbox: ") == 1  # said once, in the summary, even with --stats
     # --stats: one row per pass that ran, under a header naming the columns
     table = result.stderr.split("pass ", 1)[1]
     assert "tokens removed" in table and "payoff" in table and "statements" in table
