@@ -28,8 +28,13 @@ def chunks(items: Sequence[int], size: int) -> list[EditSet]:
     return [frozenset(items[i : i + size]) for i in range(0, len(items), size)]
 
 
-def reduce_edits(n: int, tester: Tester) -> EditSet:
-    """The set of edits (indices in ``range(n)``) that the search could apply while staying interesting."""
+def reduce_edits(n: int, tester: Tester, start: int | None = None) -> EditSet:
+    """The set of edits (indices in ``range(n)``) that the search could apply while staying interesting.
+
+    ``start`` caps the first chunk size after "everything": when the caller expects few edits to succeed
+    (most chunks of size s would fail), halving down from n/2 costs about 2n tests where starting at size 1
+    costs n.
+    """
     first = tester.first_success
 
     everything = frozenset(range(n))
@@ -37,6 +42,8 @@ def reduce_edits(n: int, tester: Tester) -> EditSet:
         return everything if n else frozenset()
     applied: EditSet = frozenset()
     size = _largest_power_of_two_below(n)
+    if start is not None:
+        size = max(1, min(size, start))
     while True:
         remaining = [i for i in range(n) if i not in applied]
         if not remaining:
@@ -62,4 +69,19 @@ def _largest_power_of_two_below(n: int) -> int:
     size = 1
     while size * 2 < n:
         size *= 2
+    return size
+
+
+def expected_chunk(successes: int, edits: int) -> int | None:
+    """A first chunk size for a pass that last accepted ``successes`` of its ``edits``: the largest power of two
+    s with f**s >= 1/2 (f the acceptance rate), so a chunk is as likely to pass as to fail; None (plain
+    halving) when nothing is known yet."""
+    if edits <= 0:
+        return None
+    rate = successes / edits
+    size = 1
+    while rate ** (size * 2) >= 0.5:
+        size *= 2
+        if size >= edits:
+            break
     return size

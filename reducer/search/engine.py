@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from reducer.judging.oracle import Oracle
-from reducer.search.ddmin import EditSet, reduce_edits
+from reducer.search.ddmin import EditSet, expected_chunk, reduce_edits
 from reducer.search.passes.base import Pass, is_valid_python
 from reducer.search.size import Size
 
@@ -156,6 +156,9 @@ class Reduction:
         for p in self.passes:  # a pass made of sub-passes lists them, so every one gets a row (in its order)
             self.stats[p.name].subpasses = [SubPassStats(name) for name in getattr(p, "subpass_names", ())]
         self._current_pass = ""
+        # Per pass, the first chunk size its next run starts from, from the share of edits its last run
+        # applied (a count of decided tests, never timing, so it is the same for every --jobs).
+        self._first_chunk: dict[str, int | None] = {}
 
     def accept(self, module: cst.Module, source: str, pass_name: str) -> None:
         size = Size.of(source)
@@ -184,10 +187,12 @@ class Reduction:
             if edit.origin:
                 stats.subpass(edit.origin).edits += 1
         if edits:
+            tester = _PassTester(self, pass_, module, edits)
             try:
-                reduce_edits(len(edits), _PassTester(self, pass_, module, edits))
+                reduce_edits(len(edits), tester, start=self._first_chunk.get(pass_.name))
             except _OnlyTimeouts:
                 stats.skipped += 1
+            self._first_chunk[pass_.name] = expected_chunk(len(tester.applied), len(edits))
         stats.tests += self.oracle.stats.decided - decided_before
         stats.seconds += time.perf_counter() - start
         return self.best_size < size_before
@@ -200,21 +205,31 @@ class Reduction:
         """Run the passes until none of them can shrink the program any more.
 
         The first round runs them in the given order; later rounds by measured payoff (tokens removed per
-        decided test so far: counts, never seconds, so the order does not depend on --jobs or load). A pass
+        decided test so far: counts, never seconds, so the order does not depend on --jobs or load), and
+        only the passes that have earned anything on this program, until a round of them makes no progress;
+        then one round runs them all, and the search ends when that one makes no progress either. A pass
         that failed on a program is not run on that same program again: passes are deterministic, so it
         would fail again.
         """
         failed_on: dict[str, str] = {}
         order = list(self.passes)
+        everyone = True  # the first round, and a round after one without progress, runs every pass
         while True:
             progress = False
             for pass_ in order:
-                if failed_on.get(pass_.name) == self.best:
+                if failed_on.get(pass_.name) == self.best or not (everyone or self._earning(pass_)):
                     continue
                 if self.run_pass(pass_):
                     progress = True
                 else:
                     failed_on[pass_.name] = self.best
-            if not progress:
+            if not progress and everyone:
                 return self.best
+            everyone = not progress
             order = sorted(self.passes, key=self._payoff, reverse=True)
+
+    def _earning(self, pass_: Pass) -> bool:
+        """Whether a pass has removed anything from this program yet. One that has not sits out the rounds
+        in between and runs again only in a round of every pass, once the earning ones stop making progress,
+        so the result is still a fixpoint of all passes."""
+        return self.stats[pass_.name].successes > 0

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from reducer.search.ddmin import EditSet, reduce_edits
+from reducer.search.ddmin import EditSet, expected_chunk, reduce_edits
 
 
 class CountingTester:
@@ -88,6 +88,24 @@ def test_is_deterministic():
         return kept_after(300, tester), tester.tests
 
     assert run() == run()
+
+
+def test_starting_at_chunk_size_one_halves_the_cost_when_no_edit_succeeds():
+    # Halving from n/2 tries 2 + 4 + ... + 64 chunks that all fail; starting at size 1 tries each edit once.
+    halving, single = CountingTester(64, lambda kept: len(kept) == 64), CountingTester(64, lambda kept: len(kept) == 64)
+    assert reduce_edits(64, halving) == reduce_edits(64, single, start=1) == frozenset()
+    assert (halving.tests, single.tests) == (1 + 2 + 4 + 8 + 16 + 32 + 64, 1 + 64)
+
+
+def test_a_start_size_keeps_the_result_exact():
+    for start in (1, 4, 1000):
+        tester = CountingTester(100, needs(0, 99))
+        assert frozenset(range(100)) - reduce_edits(100, tester, start=start) == frozenset({0, 99})
+
+
+@pytest.mark.parametrize("successes,edits,size", [(0, 40, 1), (20, 40, 1), (36, 40, 4), (40, 40, 64), (0, 0, None)])
+def test_expected_chunk_makes_a_chunk_about_as_likely_to_pass_as_to_fail(successes, edits, size):
+    assert expected_chunk(successes, edits) == size
 
 
 def test_offers_candidates_in_sequential_order_for_speculation():
