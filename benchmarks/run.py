@@ -46,7 +46,8 @@ class Row:
     tokens_before: int
     minimal_tokens: int
     tokens_after: int = 0
-    tests: int = 0
+    tests: int = 0  # candidates run, speculative ones included (depends on --jobs and timing)
+    decided: int = 0  # candidates whose verdict the search used (the same for every --jobs)
     seconds: float = 0.0
     kept_signature: bool = False
     disagreements: int = 0  # accepted programs a fresh interpreter did not confirm (the pool's goal is 0)
@@ -112,10 +113,11 @@ def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     result = reduce(path, output=str(out), jobs=args.jobs, passes=passes)
     row.tokens_after, row.tests, row.seconds = result.tokens_after, result.tests, result.seconds
     row.disagreements = result.disagreements
+    row.decided = sum(p.tests for p in result.passes)
     row.passes = {p.name: p.tokens_removed for p in result.passes}
     row.kept_signature = keeps_signature(result.source, path, result.original, Signature())
     print(f"  jax-reduce: {row.tokens_before} -> {row.tokens_after} tokens (minimal {row.minimal_tokens}), "
-          f"{row.tests} tests, {row.seconds:.1f}s, signature kept: {row.kept_signature}", flush=True)
+          f"{row.decided} decided tests ({row.tests} run), {row.seconds:.1f}s, signature kept: {row.kept_signature}", flush=True)
     if not args.skip_fresh:
         fresh = reduce(path, output=str(out.with_suffix(".fresh.py")), jobs=args.jobs, pool=False, passes=passes)
         row.fresh_seconds, row.fresh_tokens_after = fresh.seconds, fresh.tokens_after
@@ -128,6 +130,14 @@ def machine() -> str:
 
 def fmt(value, spec: str = "") -> str:
     return "-" if value is None else format(value, spec)
+
+
+def spread(values: list[float], spec: str, unit: str = "") -> str:
+    """Median, 90th percentile (nearest rank) and max, as one phrase."""
+    ordered = sorted(values)
+    p90 = ordered[max(0, -(-9 * len(ordered) // 10) - 1)]
+    return (f"median {format(statistics.median(ordered), spec)}{unit}, p90 {format(p90, spec)}{unit}, "
+            f"max {format(ordered[-1], spec)}{unit}")
 
 
 def baseline_report(rows: list[Row]) -> list[str]:
@@ -148,14 +158,15 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
                           f"`{' '.join(['python'] + sys.argv)}`, {wall / 60:.0f} minutes in all.", "",
                           *baseline_report(rows)])
     pass_names = sorted({name for row in rows for name in row.passes})
-    head = ["program", "tokens", "minimal", "reduced", "ratio", "tests", "seconds", "sig kept", "disagree"]
+    head = ["program", "tokens", "minimal", "reduced", "ratio", "decided tests", "tests run", "seconds", "sig kept",
+            "disagree"]
     head += [f"-{name}" for name in pass_names]
     head += ["fresh s", "pool speed-up", "ddmin tokens", "ddmin tests", "ddmin syntax rej.", "ddmin s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         speedup = r.fresh_seconds / r.seconds if r.fresh_seconds else None
         cells = [r.name, str(r.tokens_before), str(r.minimal_tokens), str(r.tokens_after), f"{r.ratio:.1f}x",
-                 str(r.tests), f"{r.seconds:.0f}", "yes" if r.kept_signature else "NO", str(r.disagreements)]
+                 str(r.decided), str(r.tests), f"{r.seconds:.0f}", "yes" if r.kept_signature else "NO", str(r.disagreements)]
         cells += [str(r.passes.get(name, 0)) for name in pass_names]
         cells += [fmt(r.fresh_seconds, ".0f"), fmt(speedup, ".1f") + ("x" if speedup else ""),
                   fmt(r.ddmin_tokens_after), fmt(r.ddmin_tests), fmt(r.ddmin_syntax_rejects),
@@ -165,8 +176,11 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
     summary = [
         f"- programs: {len(rows)}; signature kept (fresh interpreter): {sum(r.kept_signature for r in rows)}/{len(rows)}; "
         f"pool/fresh-interpreter disagreements: {sum(r.disagreements for r in rows)}",
-        f"- final size / minimal: median {statistics.median(ratios):.2f}x, max {max(ratios):.2f}x",
-        f"- jax-reduce: {sum(r.tests for r in rows)} tests, {sum(r.seconds for r in rows):.0f}s in all",
+        f"- final size / minimal: {spread(ratios, '.2f', 'x')}; above 2x: {sum(x > 2 for x in ratios)} of {len(rows)}",
+        f"- decided tests per program: {spread([r.decided for r in rows], '.0f')}; seconds per program: "
+        f"{spread([r.seconds for r in rows], '.0f', ' s')}",
+        f"- jax-reduce: {sum(r.decided for r in rows)} decided tests ({sum(r.tests for r in rows)} run), "
+        f"{sum(r.seconds for r in rows):.0f}s in all",
     ]
     fresh_rows = [r for r in rows if r.fresh_seconds is not None]
     if fresh_rows:
@@ -192,7 +206,8 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         *lines,
         "",
         "Columns: `tokens`/`reduced`/`minimal` count Python tokens (no comments, newlines, indents); `ratio` is "
-        "reduced/minimal; `disagree` counts accepted programs that the final fresh-interpreter check did not "
+        "reduced/minimal; `decided tests` counts candidates whose verdict the search used (the same for every "
+        "--jobs; the cost measure), `tests run` every candidate run, speculative ones included; `disagree` counts accepted programs that the final fresh-interpreter check did not "
         "confirm (the result then falls back to the newest confirmed one); `-pass` is tokens removed by that pass; `fresh s` is the same reduction with a fresh "
         "interpreter per candidate (`--no-pool`); `ddmin` is plain line-based ddmin on the same warm-pool "
         "oracle, one candidate at a time, with uncompilable candidates rejected without a run.",
