@@ -31,6 +31,7 @@ from reducer.judging.oracle import Oracle
 from reducer.options import Options
 from reducer.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
+from reducer.search.passes import tracing
 from reducer.search.size import count_lines, count_tokens
 
 __all__ = ["InputError", "Options", "Result", "reduce", "signature_of"]
@@ -205,8 +206,14 @@ def search(source: str, judge: Judge, options: Options, keep: Callable[[str], No
            on_progress: Callable[[Progress], None] | None) -> tuple[Reduction, Oracle]:
     """Run the passes to a fixpoint; every accepted program goes to ``keep``."""
     oracle = Oracle(judge.executor, judge.criterion, judge.original, timeout=judge.timeout, jobs=options.jobs)
+    def lines_of(program: str) -> tuple[int, ...] | None:
+        """Where ``program`` failed, from a run already made: the oracle's, or the original's check."""
+        outcome = judge.original if program == source else oracle.outcome_of(program)
+        return outcome.lines if outcome is not None else None
+
     try:
-        reduction = Reduction(source, oracle, options.pass_list(), on_accept=keep, on_progress=on_progress)
+        reduction = Reduction(source, oracle, tracing(options.pass_list(), lines_of), on_accept=keep,
+                              on_progress=on_progress)
         reduction.run()
     finally:
         oracle.close()

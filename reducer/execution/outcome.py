@@ -44,6 +44,9 @@ class Outcome:
     primitive: str = ""  # the innermost Primitive.bind on the traceback: "dot_general"
     api: str = ""  # the innermost public JAX function on it: "jax.numpy.matmul"
     operands: tuple[str, ...] = ()  # "[~]dtype:rank" of the bind's operands, else of the function's array args
+    # Lines of the program's own frames on the traceback, outermost first: where the failure happened, so the
+    # search can keep what the raising statements depend on (the `independent-statements` pass).
+    lines: tuple[int, ...] = ()
     verdict: bool | None = None  # a custom predicate's answer (reducer.judging.criterion), when one is in use
     verdict_error: str = ""  # what the predicate raised, if it did
 
@@ -74,6 +77,7 @@ class Outcome:
         data = dataclasses.asdict(self)
         data["kind"] = self.kind.value
         data["operands"] = list(self.operands)  # JSON has lists; a tuple here would not survive a round trip
+        data["lines"] = list(self.lines)
         if self.verdict is None:  # no predicate: keep the JSON as it was without one
             del data["verdict"], data["verdict_error"]
         return data
@@ -83,6 +87,7 @@ class Outcome:
         values = known_fields(cls, data)
         values["kind"] = Kind(values["kind"])
         values["operands"] = tuple(values.get("operands", ()))
+        values["lines"] = tuple(values.get("lines", ()))
         return cls(**values)
 
 
@@ -151,6 +156,17 @@ def traceback_frames(exc: BaseException) -> list[tuple[str, str, str]]:
     return frames
 
 
+def program_lines(exc: BaseException, program_file: str) -> tuple[int, ...]:
+    """Line numbers of the traceback's frames in ``program_file``, outermost first."""
+    lines = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == program_file:
+            lines.append(tb.tb_lineno)
+        tb = tb.tb_next
+    return tuple(lines)
+
+
 def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> Outcome:
     try:
         message = str(exc)
@@ -168,6 +184,7 @@ def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> 
         primitive=facts.primitive,
         api=facts.function,
         operands=facts.operands,
+        lines=program_lines(exc, program_file),
     )
 
 

@@ -58,6 +58,11 @@ class Oracle:
         self._threads.shutdown(wait=True, cancel_futures=True)
         self.executor.close()
 
+    def outcome_of(self, source: str) -> Outcome | None:
+        """What running ``source`` produced, if this oracle ran it."""
+        with self._lock:
+            return self._cache.get(source_hash(source))
+
     def interesting(self, outcome: Outcome) -> bool:
         return self.signature.same(self.original, outcome)
 

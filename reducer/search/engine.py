@@ -204,7 +204,9 @@ class Reduction:
     def run(self) -> str:
         """Run the passes until none of them can shrink the program any more.
 
-        The first round runs them in the given order; later rounds by measured payoff (tokens removed per
+        Passes marked ``late`` (those that shrink values rather than remove code, whose edits are many and
+        mostly on code a structural pass would delete anyway) wait until the others reach a fixpoint. The
+        first round runs them in the given order; later rounds by measured payoff (tokens removed per
         decided test so far: counts, never seconds, so the order does not depend on --jobs or load), and
         only the passes that have earned anything on this program, until a round of them makes no progress;
         then one round runs them all, and the search ends when that one makes no progress either. A pass
@@ -214,17 +216,22 @@ class Reduction:
         failed_on: dict[str, str] = {}
         order = list(self.passes)
         everyone = True  # the first round, and a round after one without progress, runs every pass
+        late = False  # whether passes marked `late` run yet
         while True:
             progress = False
             for pass_ in order:
+                if getattr(pass_, "late", False) and not late:
+                    continue
                 if failed_on.get(pass_.name) == self.best or not (everyone or self._earning(pass_)):
                     continue
                 if self.run_pass(pass_):
                     progress = True
                 else:
                     failed_on[pass_.name] = self.best
-            if not progress and everyone:
+            if not progress and everyone and late:
                 return self.best
+            if not progress and everyone:
+                late = True  # the structure is at a fixpoint: now the values
             everyone = not progress
             order = sorted(self.passes, key=self._payoff, reverse=True)
 

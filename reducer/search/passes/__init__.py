@@ -11,6 +11,7 @@ from reducer.search.passes.cleanup import UnusedDefinitionsPass
 from reducer.search.passes.constants import ConstantPass
 from reducer.search.passes.fields import NamedTupleFieldsPass
 from reducer.search.passes.hoist import HoistPass
+from reducer.search.passes.independent import IndependentStatementsPass, LinesOf
 from reducer.search.passes.inline import InlinePass
 from reducer.search.passes.literals import LiteralPass
 from reducer.search.passes.params import UnusedParametersPass
@@ -22,7 +23,10 @@ from reducer.search.passes.unwrap import UnwrapPass
 def default_passes() -> list[Pass]:
     """All passes, in the order of a first round (later rounds order them by measured payoff)."""
     return [
-        # First: on a tracker repro one test replaces every array literal (often most of its tokens), and
+        # One test that keeps only what the raising statements depend on, by names (needs the failure's
+        # lines: see `tracing`); when it works, every later pass has far fewer edits to try.
+        IndependentStatementsPass(),
+        # Then: on a tracker repro one test replaces every array literal (often most of its tokens), and
         # every later candidate is smaller to build; measured in benchmarks/arrays-results.md.
         ArrayLiteralsPass(),
         StatementPass(),
@@ -38,12 +42,18 @@ def default_passes() -> list[Pass]:
     ]
 
 
+def tracing(passes: list[Pass], lines_of: LinesOf) -> list[Pass]:
+    """``passes`` with those that start from where the failure happened (``independent-statements``) bound
+    to ``lines_of(source)``: the lines of the program's own frames when ``source`` failed, outermost first."""
+    return [p.tracing(lines_of) if isinstance(p, IndependentStatementsPass) else p for p in passes]
+
+
 def statement_passes() -> list[Pass]:
     """Statement removal and cleanup only (what the reducer foundation does; a benchmark baseline)."""
     return [StatementPass(), UnusedDefinitionsPass()]
 
 
 __all__ = [
-    "REMOVE", "ArrayLiteralsPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass",
-    "UnusedDefinitionsPass", "UnusedParametersPass", "UnwrapPass", "default_passes", "statement_passes",
+    "REMOVE", "ArrayLiteralsPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "IndependentStatementsPass", "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass",
+    "UnusedDefinitionsPass", "UnusedParametersPass", "UnwrapPass", "default_passes", "statement_passes", "tracing",
 ]

@@ -47,6 +47,9 @@ class Edit:
 
 
 class Pass(Protocol):
+    """``name`` says what the pass removes; a pass may also set ``late = True`` to run only once the other
+    passes stop making progress (the engine reads it with getattr)."""
+
     name: str
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:

@@ -198,6 +198,7 @@ class LiteralPass(EditPass):
     """Shrink numbers, strings, shapes, containers, argument lists and dtypes."""
 
     name = "literals"
+    late = True  # many edits, most on code the structural passes delete: run once they are done
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         collector = visited(module, _Collector(module))

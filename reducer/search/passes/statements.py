@@ -46,4 +46,6 @@ class StatementPass(EditPass):
         module.visit(collector)
         # A lone `pass` is listed too: where its block has other statements it can go (where it is the
         # only one, removing it gives the same program back, which the engine skips without running).
-        return [Edit(node) for node in collector.nodes]
+        # Last statement first: a chunk that removes a use comes before the chunk that removes what it used,
+        # so one sweep can take both (in source order the definition's chunk fails first, while used).
+        return [Edit(node) for node in reversed(collector.nodes)]
