@@ -1,0 +1,17 @@
+# A NumPy table indexed with a traced index under jit: NumPy first tries __index__ (a TypeError it
+# catches itself), then __array__, whose TracerArrayConversionError escapes. The repro must index the
+# NumPy table the same way, not call operator.index first.
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+RANK_WEIGHTS = np.linspace(1.0, 0.1, 8).astype(np.float32)
+
+
+@jax.jit
+def weighted_rank_score(scores):
+    order = jnp.argsort(scores)
+    return jnp.sum(scores * RANK_WEIGHTS[order])
+
+
+print(weighted_rank_score(jnp.arange(8.0)[::-1]))
