@@ -405,7 +405,10 @@ def _subscript_at(frame: Any, tracer: Any) -> tuple[Any, Any] | None:
 def _subscript_source(code: Any, offset: int) -> ast.Subscript | None:
     """The subscript expression of the instruction at ``offset`` if that instruction is a subscript."""
     instruction = _instructions(code).get(offset)
-    if instruction is None or instruction.opname not in _SUBSCRIPTS or instruction.positions is None:
+    subscript = instruction is not None and (
+        instruction.opname in _SUBSCRIPTS
+        or (instruction.opname == "BINARY_OP" and instruction.argrepr == "[]"))  # Python 3.14's a[i]
+    if not subscript or instruction.positions is None:
         return None
     pos = instruction.positions
     lines = linecache.getlines(code.co_filename)[pos.lineno - 1:pos.end_lineno]
