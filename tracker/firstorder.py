@@ -62,7 +62,10 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     "norm", "pareto", "poisson", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy")) + (
     ("jax.experimental.ode", "jax.experimental.ode"),
     ("jax.experimental.jet", "jax.experimental.jet"),
+    ("jax.nn.initializers", "jax.nn.initializers"),
 )
+# Namespaces of factories: what their functions return is a JAX function too (``Factory``).
+FACTORIES = frozenset({"jax.nn.initializers"})
 # Not calls on arrays: they return Python values or configure things.
 SKIP = frozenset({
     "dtype", "iinfo", "finfo", "result_type", "promote_types", "can_cast", "issubdtype", "isdtype",
@@ -105,6 +108,34 @@ class FirstOrder:
 
     def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
         return site.call(self.public, stmt.args, stmt.kwargs)
+
+
+class Factory(FirstOrder):
+    """A public function that may return a JAX function (``jax.nn.initializers.normal(0.02)``): that
+    function is public JAX too, and a call of it is recorded where the user made it."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        out = super().__call__(*args, **kwargs)
+        if callable(out) and not hasattr(out, "shape") and not isinstance(out, FirstOrder):
+            return Made(self, out, args, kwargs)
+        return out  # an initializer itself (``zeros(key, shape)``): an array
+
+
+class Made(FirstOrder):
+    """A function a ``Factory`` returned; its calls are written ``jax.nn.initializers.normal(0.02)(k, s)``."""
+
+    def __init__(self, factory: Factory, fun: Callable[..., Any], args: tuple, kwargs: dict):
+        super().__init__(factory.public, fun)
+        self.made_with = (args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "made_with":
+            raise AttributeError(name)
+        return super().__getattr__(name)
+
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        args, kwargs = self.made_with
+        return site.call(site.call(self.public, args, kwargs), stmt.args, stmt.kwargs)
 
 
 def _unwrapped(values: tuple) -> tuple:
@@ -155,7 +186,7 @@ def wrap_namespace(module: Any, public: str) -> int:
         if (name.startswith("_") or name in SKIP or obj is None
                 or isinstance(obj, (type, FirstOrder)) or inspect.ismodule(obj) or not callable(obj)):
             continue
-        setattr(module, name, FirstOrder(f"{public}.{name}", obj))
+        setattr(module, name, (Factory if public in FACTORIES else FirstOrder)(f"{public}.{name}", obj))
         count += 1
     return count
 

@@ -70,6 +70,8 @@ SPELLING = {
     "fail_numpy_table_traced_index": ["v_3 = jnp.argsort(x_1)\n    c_4[v_3]\n"],
     # A JAX array made before the trace stays one where it is indexed.
     "fail_jax_table_constant": ["v_8 = jnp.asarray(c_7)[x_6]", "lax.scan(body_3, v_2, x_1)"],
+    "fail_initializer_shape": ["jax.nn.initializers.orthogonal()(v_3, (4, 3))", "jax.nn.initializers.zeros(v_4, (3,))",
+                               "jax.nn.initializers.orthogonal()(v_4, (3,))"],
     "fail_user_check_under_vmap": ["jax.vmap(", "raise ValueError('expected a vector of 3 features"],
     "ok_jit_donate_static": ["jax.jit(", "donate_argnums=(0,)"],
     "ok_vmap_axes": ["jax.vmap(", "out_axes=1", "{'w': None, 'b': None}"],
