@@ -429,6 +429,8 @@ def _subscript_at(frame: Any, tracer: Any) -> tuple[Any, Any] | None:
         index = _static_value(found.slice, frame)
     except (LookupError, ValueError, AttributeError):
         index = tracer
+    if index is not tracer and not (type(index) is tuple and any(x is tracer for x in index)):
+        index = tracer  # not the index being converted (a name rebound since): the tracer alone
     return container, index
 
 
