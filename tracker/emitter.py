@@ -91,9 +91,11 @@ _RESERVED = frozenset({"jax", "jnp", "np", "lax", "operator", "collections", "os
 BASE_IMPORTS = frozenset({Import.of("jax"), Import.of("jax.numpy", "jnp"), Import.of("numpy", "np"),
                           Import.from_("jax", "lax")})
 # Modules a dotted path reaches without an import of its own (``jax.scipy.special.logsumexp`` needs
-# ``import jax.scipy.special``): imported after the others, in this order, when a path uses them.
-IMPLIED = (("operator.", Import.of("operator")), ("jax.experimental.", Import.of("jax.experimental")),
-           ("jax.scipy.", Import.of("jax.scipy.special")))
+# ``import jax.scipy.special``): imported after the others, in this order, then any other such module
+# (``jax.scipy.linalg``) in sorted order, when a path uses them.
+IMPLIED = (Import.of("operator"), Import.of("jax.experimental"), Import.of("jax.scipy.special"))
+# A path under these reaches its module only once that module is imported: ``import`` it.
+_IMPORTED_BY_PATH = ("jax.scipy.", "jax.experimental.")
 
 
 def is_named(obj: Any) -> bool:
@@ -127,9 +129,18 @@ class Site:
         """A public name (``jnp.dot``), importing what it needs."""
         return self.emitter.path(dotted)
 
+    def receiver(self, obj: Any) -> Expr:
+        """``obj`` as the object of an operator or a method. A JAX array the program made before the
+        trace is written as a NumPy constant; here it stays a JAX array (``jnp.asarray(c_1)[i]``), since
+        a NumPy array indexed with a tracer fails in NumPy, and has no ``.at``."""
+        node = self.operand(obj)
+        if self.emitter.is_jax_constant(obj, node):
+            return N.call(self.path("jnp.asarray"), [node])
+        return node
+
     def subscript(self, value: Any, index: Any) -> cst.Subscript:
         items = index if type(index) is tuple else (index,)
-        return N.subscript(self.operand(value), [self._index_item(x) for x in items],
+        return N.subscript(self.receiver(value), [self._index_item(x) for x in items],
                            tuple_index=type(index) is tuple)
 
     def _index_item(self, item: Any) -> Expr | cst.Slice:
@@ -328,9 +339,12 @@ class Emitter:
         return self.function_names[fdef.id]
 
     def path(self, dotted: str) -> Expr:
-        for prefix, needed in IMPLIED:
-            if dotted.startswith(prefix):
-                self.implied.add(needed)
+        if dotted.startswith("operator."):
+            self.implied.add(Import.of("operator"))
+        if dotted.startswith(_IMPORTED_BY_PATH):
+            module = dotted.rsplit(".", 1)[0]
+            if isinstance(sys.modules.get(module), types.ModuleType):
+                self.implied.add(Import.of(module))
         if dotted.startswith("jax._src."):
             parts = dotted.split(".")
             module = next((".".join(parts[:n]) for n in range(len(parts), 1, -1)
@@ -475,6 +489,11 @@ class Emitter:
             self.imports.add(Import.of("jax._src.prng"))
             return N.subscript(N.dotted("jax._src.prng.prngs"), [N.string(obj.name)])
         raise EmitError(f"cannot write a {type(obj).__name__} value as Python: {obj!r:.80}")
+
+    def is_jax_constant(self, obj: Any, node: Expr) -> bool:
+        """Whether ``node``, written for ``obj``, is the NumPy constant of a concrete JAX array."""
+        return (isinstance(obj, jax.Array) and not isinstance(obj, core.Tracer) and isinstance(node, cst.Name)
+                and self.constants.get(id(obj), ("",))[0] == node.value)
 
     def _constant(self, array: Any) -> cst.Name:
         if id(array) in self.constants:
@@ -631,7 +650,8 @@ class Emitter:
             constants[:0] = _npz_loader(self.npz_name)
         declared = [N.assign(g, N.name("None")) for g in sorted(set(self.leaks.values()))]
         imports = [i.node() for i in sorted(self.imports)] + \
-            [needed.node() for _, needed in IMPLIED if needed in self.implied]
+            [needed.node() for needed in IMPLIED if needed in self.implied] + \
+            [needed.node() for needed in sorted(self.implied - set(IMPLIED) - {Import.of("os")})]
         if Import.of("os") in self.implied:
             imports.append(Import.of("os").node())
         sections = [imports, _config_statements(), self.node_definitions, constants + declared, body]

@@ -9,8 +9,16 @@ repro would lose; everything JAX does inside such a call is ignored.
 
 from __future__ import annotations
 
+import ast
+import builtins
+import dis
 import functools
 import importlib
+import importlib.abc
+import importlib.machinery
+import inspect
+import linecache
+import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
@@ -24,7 +32,10 @@ __jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, in
 if TYPE_CHECKING:  # the emitter imports this module
     from tracker.emitter import Site
 
-# Namespaces whose functions are recorded as calls, and how a repro refers to them.
+# Namespaces whose functions are recorded as calls, and how a repro refers to them: every public
+# first-order namespace a user calls, so that a call is recorded where the user made it and what the
+# function does inside (``jax.ops.segment_sum``'s ``ids.max() + 1``) is its own business. The ones
+# ``import jax`` does not load are wrapped when the program imports them (``NamespaceFinder``).
 NAMESPACES: tuple[tuple[str, str], ...] = (
     ("jax.numpy", "jnp"),
     ("jax.numpy.linalg", "jnp.linalg"),
@@ -32,8 +43,29 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("jax.nn", "jax.nn"),
     ("jax.random", "jax.random"),
     ("jax.lax", "lax"),
+    ("jax.lax.linalg", "lax.linalg"),
+    ("jax.ops", "jax.ops"),
+    ("jax.image", "jax.image"),
     ("jax.scipy.special", "jax.scipy.special"),
+    ("jax.scipy.linalg", "jax.scipy.linalg"),
+    ("jax.scipy.signal", "jax.scipy.signal"),
+    ("jax.scipy.fft", "jax.scipy.fft"),
+    ("jax.scipy.ndimage", "jax.scipy.ndimage"),
+    ("jax.scipy.integrate", "jax.scipy.integrate"),
+    ("jax.scipy.cluster.vq", "jax.scipy.cluster.vq"),
+    ("jax.scipy.sparse.linalg", "jax.scipy.sparse.linalg"),
+    ("jax.scipy.optimize", "jax.scipy.optimize"),
+    ("jax.scipy.stats", "jax.scipy.stats"),
+) + tuple((f"jax.scipy.stats.{d}", f"jax.scipy.stats.{d}") for d in (
+    "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "gennorm",
+    "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "multinomial", "multivariate_normal", "nbinom",
+    "norm", "pareto", "poisson", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy")) + (
+    ("jax.experimental.ode", "jax.experimental.ode"),
+    ("jax.experimental.jet", "jax.experimental.jet"),
+    ("jax.nn.initializers", "jax.nn.initializers"),
 )
+# Namespaces of factories: what their functions return is a JAX function too (``Factory``).
+FACTORIES = frozenset({"jax.nn.initializers"})
 # Not calls on arrays: they return Python values or configure things.
 SKIP = frozenset({
     "dtype", "iinfo", "finfo", "result_type", "promote_types", "can_cast", "issubdtype", "isdtype",
@@ -78,6 +110,34 @@ class FirstOrder:
         return site.call(self.public, stmt.args, stmt.kwargs)
 
 
+class Factory(FirstOrder):
+    """A public function that may return a JAX function (``jax.nn.initializers.normal(0.02)``): that
+    function is public JAX too, and a call of it is recorded where the user made it."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        out = super().__call__(*args, **kwargs)
+        if callable(out) and not hasattr(out, "shape") and not isinstance(out, FirstOrder):
+            return Made(self, out, args, kwargs)
+        return out  # an initializer itself (``zeros(key, shape)``): an array
+
+
+class Made(FirstOrder):
+    """A function a ``Factory`` returned; its calls are written ``jax.nn.initializers.normal(0.02)(k, s)``."""
+
+    def __init__(self, factory: Factory, fun: Callable[..., Any], args: tuple, kwargs: dict):
+        super().__init__(factory.public, fun)
+        self.made_with = (args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "made_with":
+            raise AttributeError(name)
+        return super().__getattr__(name)
+
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        args, kwargs = self.made_with
+        return site.call(site.call(self.public, args, kwargs), stmt.args, stmt.kwargs)
+
+
 def _unwrapped(values: tuple) -> tuple:
     """JAX compares some arguments by identity (``computation is lax.max``): pass it its own functions."""
     return tuple(v.fun if isinstance(v, FirstOrder) else v for v in values)
@@ -105,24 +165,58 @@ def _has_arrays(out: Any) -> bool:
         return False
 
 
-def wrap_namespaces(exclude: set[str]) -> int:
-    """Replace public functions in the JAX namespaces by recording proxies; returns how many."""
-    import inspect
+def wrap_namespaces() -> int:
+    """Replace public functions in the loaded JAX namespaces by recording proxies, and have the others
+    wrapped when they are imported; returns how many were wrapped now."""
     count = 0
     for module_name, public in NAMESPACES:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        for name in list(getattr(module, "__all__", None) or dir(module)):
-            obj = getattr(module, name, None)
-            qualified = f"{public}.{name}"
-            if (name.startswith("_") or name in SKIP or qualified in exclude or obj is None
-                    or isinstance(obj, (type, FirstOrder)) or inspect.ismodule(obj) or not callable(obj)):
-                continue
-            setattr(module, name, FirstOrder(qualified, obj))
-            count += 1
+        module = sys.modules.get(module_name)
+        if module is not None:
+            count += wrap_namespace(module, public)
+    if not any(isinstance(f, NamespaceFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, NamespaceFinder())
     return count
+
+
+def wrap_namespace(module: Any, public: str) -> int:
+    import inspect
+    count = 0
+    for name in list(getattr(module, "__all__", None) or dir(module)):
+        obj = getattr(module, name, None)
+        if (name.startswith("_") or name in SKIP or obj is None
+                or isinstance(obj, (type, FirstOrder)) or inspect.ismodule(obj) or not callable(obj)):
+            continue
+        setattr(module, name, (Factory if public in FACTORIES else FirstOrder)(f"{public}.{name}", obj))
+        count += 1
+    return count
+
+
+_PUBLIC = dict(NAMESPACES)
+
+
+class NamespaceFinder(importlib.abc.MetaPathFinder):
+    """Wraps a namespace of ``NAMESPACES`` as the program imports it (``import jax.scipy.linalg``)."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in _PUBLIC:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _WrapAfterLoading(spec.loader, _PUBLIC[fullname])
+        return spec
+
+
+class _WrapAfterLoading(importlib.abc.Loader):
+    def __init__(self, loader: importlib.abc.Loader, public: str):
+        self.loader = loader
+        self.public = public
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+        wrap_namespace(module, self.public)
 
 
 # -- pytree functions --------------------------------------------------------------------------
@@ -226,7 +320,7 @@ class Operators:
         name, args = stmt.name, stmt.args
         if stmt.kind == "at":
             array, index, method, *values = args
-            at = site.subscript(N.attribute(site.expr(array), "at"), index)
+            at = site.subscript(N.attribute(site.receiver(array), "at"), index)
             return site.call(N.attribute(at, method), tuple(values), stmt.kwargs)
         if name in CONVERSIONS:
             return site.call(CONVERSIONS[name], args, {})
@@ -245,8 +339,8 @@ class Operators:
         if name == "rdivmod":
             return site.call("divmod", (args[1], args[0]), {})
         if name in PROPERTIES:
-            return N.attribute(site.expr(args[0]), name)
-        return site.call(N.attribute(site.expr(args[0]), name), args[1:], stmt.kwargs)
+            return N.attribute(site.receiver(args[0]), name)
+        return site.call(N.attribute(site.receiver(args[0]), name), args[1:], stmt.kwargs)
 
 
 def _binary(operator: type, left: cst.BaseExpression, right: cst.BaseExpression) -> cst.BaseExpression:
@@ -258,9 +352,17 @@ def _binary(operator: type, left: cst.BaseExpression, right: cst.BaseExpression)
 OPERATORS = Operators()
 
 
+def _called_by_jax(depth: int = 2) -> bool:
+    """Whether the operator was called by JAX's own library code (``ids.max()`` inside a JAX function
+    the tracker does not wrap): that is the function's insides, not the user's call, so it is left to
+    the primitive binds. (C code such as ``operator.add`` has no frame: its caller decides.)"""
+    name = sys._getframe(depth).f_globals.get("__name__", "")
+    return name.startswith(("jax.", "jaxlib.")) or name == "jax"
+
+
 def _recording_operator(name: str, original: Callable) -> Callable:
     def operator(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not RUNTIME.enabled:
+        if not RUNTIME.enabled or _called_by_jax():
             return original(self, *args, **kwargs)
         return RUNTIME.record("op", name, OPERATORS, lambda: original(self, *args, **kwargs),
                               (self,) + args, kwargs, keep=_has_arrays)
@@ -270,16 +372,114 @@ def _recording_operator(name: str, original: Callable) -> Callable:
 
 def _failing_conversion(name: str, original: Callable) -> Callable:
     """``bool(tracer)`` and friends are recorded only when they fail: the value of a successful
-    conversion is already baked into the trace."""
+    conversion is already baked into the trace. A conversion NumPy makes to index an array with a
+    tracer (``table[i]``: ``__index__``, then ``__array__``) is recorded as that indexing."""
     def conversion(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return original(self, *args, **kwargs)
         except Exception as error:
             frame = RUNTIME.top()
             if RUNTIME.enabled and (frame is None or not isinstance(frame, Statement)):
-                RUNTIME.record_failure("convert", name, OPERATORS, error, (self,))
+                if not _record_numpy_indexing(self, sys._getframe(1), error):
+                    RUNTIME.record_failure("convert", name, OPERATORS, error, (self,))
             raise
     return conversion
+
+
+_SUBSCRIPTS = frozenset({"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR"})
+# The last indexing recorded by ``_record_numpy_indexing``: (frame id, instruction, index id, statement).
+_last_indexing: list[tuple[int, int, int, Statement]] = []
+
+
+def _record_numpy_indexing(tracer: Any, frame: Any, error: BaseException) -> bool:
+    """If ``frame`` (the conversion's caller: NumPy's indexing is C code) is indexing a NumPy array with
+    ``tracer``, record ``table[index]`` failing with ``error`` and say so. NumPy tries ``__index__``
+    first and catches its error, then ``__array__``: the second failure of one indexing replaces the
+    first in the same statement, so the repro fails where the program did."""
+    import numpy as np
+    try:
+        found = _subscript_at(frame, tracer)
+    except Exception:  # source not available, or not a plain expression
+        found = None
+    if found is None or not isinstance(found[0], np.ndarray):
+        return False
+    marker = (id(frame), frame.f_lasti, id(tracer))
+    parent = RUNTIME.top()
+    if _last_indexing and _last_indexing[0][:3] == marker:
+        stmt = _last_indexing[0][3]
+        if stmt.parent is parent and (parent is None or (parent.body and parent.body[-1] is stmt)):
+            stmt.error = error
+            if parent is None:
+                RUNTIME.failed(stmt, error)
+            return True
+    stmt = RUNTIME.record_failure("op", "getitem", OPERATORS, error, found)
+    _last_indexing[:] = [(*marker, stmt)]
+    return True
+
+
+def _subscript_at(frame: Any, tracer: Any) -> tuple[Any, Any] | None:
+    """(container, index) of the subscript ``frame`` is executing, read from its source without side
+    effects (names, plain attributes, constants, tuples and slices only); None if it is executing
+    something else. An index that cannot be read that way is ``tracer`` alone: the same failure."""
+    found = _subscript_source(frame.f_code, frame.f_lasti)
+    if found is None:
+        return None
+    container = _static_value(found.value, frame)
+    try:
+        index = _static_value(found.slice, frame)
+    except (LookupError, ValueError, AttributeError):
+        index = tracer
+    if index is not tracer and not (type(index) is tuple and any(x is tracer for x in index)):
+        index = tracer  # not the index being converted (a name rebound since): the tracer alone
+    return container, index
+
+
+@functools.lru_cache(maxsize=256)
+def _subscript_source(code: Any, offset: int) -> ast.Subscript | None:
+    """The subscript expression of the instruction at ``offset`` if that instruction is a subscript."""
+    instruction = _instructions(code).get(offset)
+    subscript = instruction is not None and (
+        instruction.opname in _SUBSCRIPTS
+        or (instruction.opname == "BINARY_OP" and instruction.argrepr == "[]"))  # Python 3.14's a[i]
+    if not subscript or instruction.positions is None:
+        return None
+    pos = instruction.positions
+    lines = linecache.getlines(code.co_filename)[pos.lineno - 1:pos.end_lineno]
+    if not lines or None in (pos.col_offset, pos.end_col_offset):
+        return None
+    raw = [line.encode() for line in lines]  # column offsets count UTF-8 bytes
+    raw[-1] = raw[-1][:pos.end_col_offset]
+    raw[0] = raw[0][pos.col_offset:]
+    node = ast.parse("(" + b"".join(raw).decode() + ")", mode="eval").body
+    return node if isinstance(node, ast.Subscript) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _instructions(code: Any) -> dict[int, Any]:
+    return {i.offset: i for i in dis.get_instructions(code)}
+
+
+def _static_value(node: ast.AST, frame: Any) -> Any:
+    """The value of a plain expression in ``frame``, running no user code (no properties, calls)."""
+    if isinstance(node, ast.Name):
+        for namespace in (frame.f_locals, frame.f_globals, builtins.__dict__):
+            if node.id in namespace:
+                return namespace[node.id]
+        raise LookupError(node.id)
+    if isinstance(node, ast.Attribute):
+        value = inspect.getattr_static(_static_value(node.value, frame), node.attr)
+        if hasattr(type(value), "__get__"):  # a property, method or other descriptor: it would run code
+            raise ValueError(node.attr)
+        return value
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Tuple):
+        return tuple(_static_value(x, frame) for x in node.elts)
+    if isinstance(node, ast.Slice):
+        return slice(*(None if x is None else _static_value(x, frame) for x in (node.lower, node.upper, node.step)))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -node.operand.value
+    raise ValueError(type(node).__name__)
 
 
 def wrap_array_classes() -> None:
@@ -313,7 +513,7 @@ def _recording_iter(original: Callable) -> Callable:
     """``a, b = x`` and ``for row in x``: one statement, written ``(a, b) = x``, instead of the
     slices and squeezes JAX binds for it."""
     def iterate(self: Any) -> Any:
-        if not RUNTIME.enabled:
+        if not RUNTIME.enabled or _called_by_jax():
             return original(self)
         items = RUNTIME.record("op", "iter", OPERATORS, lambda: tuple(original(self)), (self,), {},
                                keep=_has_arrays)
@@ -350,7 +550,7 @@ def _wrap_scalar_types() -> None:
 
 def _at_method(method: str, original: Callable) -> Callable:
     def update(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not RUNTIME.enabled:
+        if not RUNTIME.enabled or _called_by_jax():
             return original(self, *args, **kwargs)
         return RUNTIME.record("at", method, OPERATORS, lambda: original(self, *args, **kwargs),
                               (self.array, self.index, method) + args, kwargs)

@@ -103,7 +103,7 @@ def patch_loaded_jax(hooked: bool) -> None:
     if not hooked:
         _wrap_public_apis()
     originals = _public_functions() if not hooked else {}
-    firstorder.wrap_namespaces(exclude=set())
+    firstorder.wrap_namespaces()
     firstorder.wrap_tree_functions()
     firstorder.wrap_array_classes()
     firstorder.wrap_bind()
@@ -141,14 +141,11 @@ def _wrap_public_apis() -> None:
     del jax
 
 
-_NAMESPACES = ("jax", "jax.lax", "jax.numpy", "jax.nn", "jax.random", "jax.experimental", "jax.debug",
-               "jax.numpy.linalg", "jax.scipy.special")
-
-
 def _public_functions() -> dict[tuple[str, str], Any]:
     """(module, name) -> object, before the first-order namespaces are wrapped."""
+    from tracker.firstorder import NAMESPACES
     found = {}
-    for module_name in _NAMESPACES:
+    for module_name in ("jax", "jax.experimental", "jax.debug") + tuple(m for m, _ in NAMESPACES):
         module = sys.modules.get(module_name)
         for name, value in (vars(module).items() if module else ()):
             if callable(value) and not name.startswith("_"):

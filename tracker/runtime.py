@@ -95,6 +95,7 @@ class Runtime:
         stmt = Statement(kind, name, parent, handler, self.normalize(tuple(args)),
                          self.normalize(dict(kwargs or {})), dict(options or {}))
         if parent is not None:
+            _drop_caught_conversion(parent)
             parent.body.append(stmt)
         self._log(stmt, f"{kind} {name}")
         return stmt
@@ -241,6 +242,7 @@ class Runtime:
                 raise
             finally:
                 runtime.stack.pop()
+            _drop_caught_conversion(fdef)
             fdef.result = runtime.normalize(out)
             fdef.returned = True
             return out
@@ -270,6 +272,13 @@ class Runtime:
             log.warning("[%d]%s %s", node.id, "." * node.level, text)
         if node.id in self.flags.log_call_details:
             log.warning("[%d] details: %r", node.id, node)
+
+
+def _drop_caught_conversion(fdef: FunctionDef) -> None:
+    """A failed conversion the function went on after was caught (by NumPy trying ``__index__`` before
+    ``__array__``, or by the program): not the failure, and a repro must not raise there."""
+    if fdef.body and fdef.body[-1].kind == "convert" and fdef.body[-1].error is not None:
+        fdef.body.pop()
 
 
 def _param_names(fun: Callable, count: int) -> tuple[str | None, ...]:

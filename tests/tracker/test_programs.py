@@ -62,6 +62,16 @@ SPELLING = {
                              "impl='threefry2x32')",
                              "jnp.zeros((2,), dtype=jax.random.key(0, impl='threefry2x32').dtype)",
                              "lax.fori_loop(0, 2, fill_6, (v_5, x_4))", "jax.random.split(", "v_8[1]"],
+    # Recorded where the user called them: jax.ops.segment_sum, not its internal ids.max() + 1.
+    "fail_segment_sum_no_num_segments": ["import jax.scipy.special\n", "jax.image.resize(",
+                                         "jax.scipy.special.logsumexp(", "jax.nn.softmax(",
+                                         "jax.ops.segment_sum(v_6, x_2)\n"],
+    # The NumPy table indexed as the program did; NumPy's own __index__ attempt is not the failure.
+    "fail_numpy_table_traced_index": ["v_3 = jnp.argsort(x_1)\n    c_4[v_3]\n"],
+    # A JAX array made before the trace stays one where it is indexed.
+    "fail_jax_table_constant": ["v_8 = jnp.asarray(c_7)[x_6]", "lax.scan(body_3, v_2, x_1)"],
+    "fail_initializer_shape": ["jax.nn.initializers.orthogonal()(v_3, (4, 3))", "jax.nn.initializers.zeros(v_4, (3,))",
+                               "jax.nn.initializers.orthogonal()(v_4, (3,))"],
     "fail_user_check_under_vmap": ["jax.vmap(", "raise ValueError('expected a vector of 3 features"],
     "ok_jit_donate_static": ["jax.jit(", "donate_argnums=(0,)"],
     "ok_vmap_axes": ["jax.vmap(", "out_axes=1", "{'w': None, 'b': None}"],
@@ -156,6 +166,17 @@ def test_earlier_calls_kept_when_the_failing_call_uses_their_results(runs):
     # The keys passed to the failing call were split by an earlier jitted call.
     source = runs.get("fail_key_split_reused").source
     assert "def split" in source and "def sample" in source, source
+
+
+def test_library_internals_and_caught_conversions_left_out(runs):
+    # segment_sum's own ids.max() + 1 (the failing concretisation is inside it) is not the program's.
+    source = runs.get("fail_segment_sum_no_num_segments").source
+    code = source.split("\n", 1)[1]  # not the verdict line, which names segment_sum too
+    assert ".max(" not in code and "+ 1" not in code and code.count("segment_sum(") == 1, source
+    # NumPy's __index__ attempt raised a TypeError NumPy caught, the program's int() one it caught
+    # itself: the repro must raise neither first.
+    source = runs.get("fail_numpy_table_traced_index").source
+    assert "operator" not in source and "np.asarray(v_" not in source and "int(" not in source, source
 
 
 def test_saved_arrays_beside_the_repro(runs):
