@@ -116,11 +116,12 @@ def test_every_candidate_parses(pass_, name, source):
         ast.parse(pass_.apply(module, [edit]).code)
 
 
-def test_statements_listed_in_preorder_at_every_level():
+def test_statements_listed_last_first_at_every_level():
+    # Reversed pre-order: a chunk is still a contiguous region, and a use comes before its definition.
     source = "def f():\n    a = 1\n    if a:\n        b = 2\nc = 3\n"
     module = cst.parse_module(source)
     listed = [module.code_for_node(e.node).strip().splitlines()[0] for e in StatementPass().edits(module)]
-    assert listed == ["def f():", "a = 1", "if a:", "b = 2", "c = 3"]
+    assert listed == ["c = 3", "b = 2", "if a:", "a = 1", "def f():"]
 
 
 def test_empty_blocks_get_pass():

@@ -1,6 +1,6 @@
 """Remove statements at every nesting level, and the clauses (`elif`, `else`, `except`, `finally`) around them.
 
-Edits are listed in source pre-order (a compound statement before its body), so a chunk of consecutive
+Edits are listed in reversed source pre-order (the last statement first), so a chunk of consecutive
 edits is a contiguous region of the program, and the search's large first chunks remove whole blocks
 before it tries single lines.
 """
