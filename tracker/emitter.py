@@ -215,9 +215,8 @@ class Emitter:
                 self._index_statement(inner, fdef, seen)
             if fdef.returned:
                 self._use(fdef, fdef.result)
-        if stmt.returned:
-            for _, leaf in V.paths(stmt.result):
-                self._define(leaf, scope)
+        for _, leaf in _made(stmt):
+            self._define(leaf, scope)
 
     def _define(self, leaf: Any, scope: Scope) -> None:
         if is_named(leaf):
@@ -503,7 +502,9 @@ class Emitter:
             call = stmt.handler.emit(stmt, site)
         except EmitError as error:
             self.problems.append(str(error))
-            self.pending_comments.append(f"jax-reduce could not write this {stmt.kind} call ({stmt.name}): {error}")
+            # One comment line: a value's repr (a Flax module's) may span several.
+            said = " ".join(str(error).split())
+            self.pending_comments.append(f"jax-reduce could not write this {stmt.kind} call ({stmt.name}): {said}")
             return []
         out = list(site.prelude)
         if stmt.kind == "collect":
@@ -512,7 +513,7 @@ class Emitter:
             target, extra = self._targets(stmt, site)
             out.append(N.assign(target, call) if target is not None else N.expression_statement(call))
             out.extend(extra)
-        for _, leaf in _paths(stmt.result) if stmt.returned else ():
+        for _, leaf in _made(stmt):
             out.extend(self._publish(leaf, scope))
         return out
 
@@ -520,14 +521,14 @@ class Emitter:
         if not stmt.returned:
             return None, []
         used = self.used_ids
-        pairs = [(keys, leaf) for keys, leaf in _paths(stmt.result) if is_named(leaf) and id(leaf) in used]
+        pairs = [(keys, leaf) for keys, leaf in _made(stmt) if is_named(leaf) and id(leaf) in used]
         if not pairs:
             return None, []
         if len(pairs) == 1 and pairs[0][0] == ():
             return N.name(self.name_of(pairs[0][1])), []
+        bound = {id(leaf) for _, leaf in pairs}
         if _is_tuple_tree(stmt.result):
-            return _pattern(stmt.result, lambda leaf: self.name_of(leaf) if is_named(leaf)
-                            and id(leaf) in used else "_"), []
+            return _pattern(stmt.result, lambda leaf: self.name_of(leaf) if id(leaf) in bound else "_"), []
         temp = self.fresh("out")
         return N.name(temp), [N.assign(self.name_of(leaf), self._reach(N.name(temp), keys, site))
                               for keys, leaf in pairs]
@@ -747,6 +748,16 @@ def _paths(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...],
     if isinstance(tree, dict):
         return [p for key, item in tree.items() for p in _paths(item, (*keys, key))]
     return [(keys, tree)]
+
+
+def _made(stmt: Statement) -> list[tuple[tuple[Key, ...], Any]]:
+    """The result leaves a statement makes: not those it returns unchanged (``jnp.asarray(x)`` of an
+    array is ``x``), which keep the name they have; rebinding it in a nested function would make it
+    local there, read before assignment."""
+    if not stmt.returned:
+        return []
+    given = {id(leaf) for _, leaf in _paths((stmt.args, stmt.kwargs))}
+    return [(keys, leaf) for keys, leaf in _paths(stmt.result) if id(leaf) not in given]
 
 
 def _child_key(node: V.Node, index: int) -> Key:
