@@ -473,7 +473,40 @@ class Emitter:
         if type(obj).__name__ == "PRNGImpl":
             self.imports.add(Import.of("jax._src.prng"))
             return N.subscript(N.dotted("jax._src.prng.prngs"), [N.string(obj.name)])
+        if _user_object(obj):
+            return self._stand_in(obj)
         raise EmitError(f"cannot write a {type(obj).__name__} value as Python: {obj!r:.80}")
+
+    def _stand_in(self, obj: Any) -> cst.Name:
+        """A program's own object that a recorded call only passes along (a Flax module given to
+        ``grad`` beside the parameters, an optax transformation as a static argument): the calls it
+        makes are recorded where they run, so the repro needs only something with its identity. One
+        module-level instance of an empty class of the same name (a stub for a function): hashing, ``is``
+        and JAX's "not a valid JAX type" behave as they did for the original."""
+        if id(obj) in self.constants:
+            return N.name(self.constants[id(obj)][0])
+        name = self.fresh("o")
+        if isinstance(obj, types.FunctionType):
+            identifier = self.fresh(obj.__name__ if obj.__name__.isidentifier() else "function")
+            message = N.string("JAX did not call this function in the original run")
+            self.node_definitions.append(N.function_def(identifier, N.parameters((), star_args=True),
+                                                        [N.raises(N.call("NotImplementedError", [message]))]))
+            value: Expr = N.name(identifier)
+        else:
+            value = N.call(self._stand_in_class(type(obj)))
+        self.keep.append(obj)
+        self.constants[id(obj)] = (name, value)
+        return N.name(name)
+
+    def _stand_in_class(self, cls: type) -> str:
+        if cls not in self.node_classes:
+            taken = set(self.node_classes.values())
+            identifier = next(candidate for candidate in
+                              (cls.__name__ + (str(n) if n > 1 else "") for n in itertools.count(1))
+                              if candidate not in taken)
+            self.node_classes[cls] = identifier
+            self.node_definitions.append(N.class_def(identifier, N.same_class_path(identifier, cls)))
+        return self.node_classes[cls]
 
     def _constant(self, array: Any) -> cst.Name:
         if id(array) in self.constants:
@@ -687,6 +720,15 @@ def _device_grid(mesh: Any) -> Expr:
     ids = N.list_([N.integer(d.id) for d in mesh.devices.flat])
     devices = cst.ListComp(device, cst.CompFor(target=N.name("i"), iter=ids))
     return N.call(N.attribute(N.call("np.array", [devices]), "reshape"), [N.shape(mesh.devices.shape)])
+
+
+def _user_object(obj: Any) -> bool:
+    """An object of the program's or a library's own (not JAX's, NumPy's or a builtin type's), so
+    not a value a JAX primitive needs as itself."""
+    if isinstance(obj, (type, types.ModuleType)) or isinstance(obj, enum.Enum):
+        return False
+    owner = obj.__module__ if isinstance(obj, types.FunctionType) else type(obj).__module__
+    return (owner or "").split(".")[0] not in ("jax", "jaxlib", "numpy", "builtins", "tracker")
 
 
 def _own_raise(fdef: FunctionDef) -> list[cst.BaseStatement]:
