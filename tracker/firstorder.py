@@ -390,6 +390,14 @@ class Primitives:
 
     def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
         primitive, params = stmt.options["primitive"], stmt.options["params"]
+        if primitive.name in _KEY_PRIMITIVES and len(stmt.args) == 1:
+            # JAX's internals turn a raw uint32 key into a key array (a Flax initializer's key):
+            # the public spelling, whose impl is named, not the PRNGImpl object of the parameters.
+            public, takes_impl = _KEY_PRIMITIVES[primitive.name]
+            impl = getattr(params.get("impl"), "name", None)
+            if takes_impl and not isinstance(impl, str):
+                return site.call(site.primitive(primitive), stmt.args, site.normalized(params))
+            return site.call(public, stmt.args, {"impl": impl} if takes_impl else {})
         wrapper = _lax_wrapper(primitive.name, len(stmt.args), tuple(sorted(params)))
         if wrapper:
             return site.call(f"lax.{wrapper}", stmt.args, site.normalized(params))
@@ -397,6 +405,8 @@ class Primitives:
 
 
 PRIMITIVES = Primitives()
+# Key primitives whose public function takes the operand alone (and the impl's name).
+_KEY_PRIMITIVES = {"random_wrap": ("jax.random.wrap_key_data", True), "random_unwrap": ("jax.random.key_data", False)}
 
 
 @functools.lru_cache(maxsize=None)
