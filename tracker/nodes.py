@@ -224,6 +224,10 @@ def pytree_class(identifier: str, cls: type) -> list[cst.BaseStatement]:
     ]
 
 
+def is_none(value: Expr) -> cst.Comparison:
+    return cst.Comparison(value, [cst.ComparisonTarget(cst.Is(), name("None"))])
+
+
 def lambda_(params: Sequence[str], body: Expr) -> cst.Lambda:
     return cst.Lambda(cst.Parameters([cst.Param(name(p)) for p in params]), body)
 
