@@ -226,9 +226,8 @@ class Emitter:
                 self._index_statement(inner, fdef, seen)
             if fdef.returned:
                 self._use(fdef, fdef.result)
-        if stmt.returned:
-            for _, leaf in V.paths(stmt.result):
-                self._define(leaf, scope)
+        for _, leaf in _made(stmt):
+            self._define(leaf, scope)
 
     def _define(self, leaf: Any, scope: Scope) -> None:
         if is_named(leaf):
@@ -488,12 +487,45 @@ class Emitter:
         if type(obj).__name__ == "PRNGImpl":
             self.imports.add(Import.of("jax._src.prng"))
             return N.subscript(N.dotted("jax._src.prng.prngs"), [N.string(obj.name)])
+        if _user_object(obj):
+            return self._stand_in(obj)
         raise EmitError(f"cannot write a {type(obj).__name__} value as Python: {obj!r:.80}")
 
     def is_jax_constant(self, obj: Any, node: Expr) -> bool:
         """Whether ``node``, written for ``obj``, is the NumPy constant of a concrete JAX array."""
         return (isinstance(obj, jax.Array) and not isinstance(obj, core.Tracer) and isinstance(node, cst.Name)
                 and self.constants.get(id(obj), ("",))[0] == node.value)
+
+    def _stand_in(self, obj: Any) -> cst.Name:
+        """A program's own object that a recorded call only passes along (a Flax module given to
+        ``grad`` beside the parameters, an optax transformation as a static argument): the calls it
+        makes are recorded where they run, so the repro needs only something with its identity. One
+        module-level instance of an empty class of the same name (a stub for a function): hashing, ``is``
+        and JAX's "not a valid JAX type" behave as they did for the original."""
+        if id(obj) in self.constants:
+            return N.name(self.constants[id(obj)][0])
+        name = self.fresh("o")
+        if isinstance(obj, types.FunctionType):
+            identifier = self.fresh(obj.__name__ if obj.__name__.isidentifier() else "function")
+            message = N.string("JAX did not call this function in the original run")
+            self.node_definitions.append(N.function_def(identifier, N.parameters((), star_args=True),
+                                                        [N.raises(N.call("NotImplementedError", [message]))]))
+            value: Expr = N.name(identifier)
+        else:
+            value = N.call(self._stand_in_class(type(obj)))
+        self.keep.append(obj)
+        self.constants[id(obj)] = (name, value)
+        return N.name(name)
+
+    def _stand_in_class(self, cls: type) -> str:
+        if cls not in self.node_classes:
+            taken = set(self.node_classes.values())
+            identifier = next(candidate for candidate in
+                              (cls.__name__ + (str(n) if n > 1 else "") for n in itertools.count(1))
+                              if candidate not in taken)
+            self.node_classes[cls] = identifier
+            self.node_definitions.append(N.class_def(identifier, N.same_class_path(identifier, cls)))
+        return self.node_classes[cls]
 
     def _constant(self, array: Any) -> cst.Name:
         if id(array) in self.constants:
@@ -522,7 +554,9 @@ class Emitter:
             call = stmt.handler.emit(stmt, site)
         except EmitError as error:
             self.problems.append(str(error))
-            self.pending_comments.append(f"jax-reduce could not write this {stmt.kind} call ({stmt.name}): {error}")
+            # One comment line: a value's repr (a Flax module's) may span several.
+            said = " ".join(str(error).split())
+            self.pending_comments.append(f"jax-reduce could not write this {stmt.kind} call ({stmt.name}): {said}")
             return []
         out = list(site.prelude)
         if stmt.kind == "collect":
@@ -531,7 +565,7 @@ class Emitter:
             target, extra = self._targets(stmt, site)
             out.append(N.assign(target, call) if target is not None else N.expression_statement(call))
             out.extend(extra)
-        for _, leaf in _paths(stmt.result) if stmt.returned else ():
+        for _, leaf in _made(stmt):
             out.extend(self._publish(leaf, scope))
         return out
 
@@ -539,14 +573,14 @@ class Emitter:
         if not stmt.returned:
             return None, []
         used = self.used_ids
-        pairs = [(keys, leaf) for keys, leaf in _paths(stmt.result) if is_named(leaf) and id(leaf) in used]
+        pairs = [(keys, leaf) for keys, leaf in _made(stmt) if is_named(leaf) and id(leaf) in used]
         if not pairs:
             return None, []
         if len(pairs) == 1 and pairs[0][0] == ():
             return N.name(self.name_of(pairs[0][1])), []
+        bound = {id(leaf) for _, leaf in pairs}
         if _is_tuple_tree(stmt.result):
-            return _pattern(stmt.result, lambda leaf: self.name_of(leaf) if is_named(leaf)
-                            and id(leaf) in used else "_"), []
+            return _pattern(stmt.result, lambda leaf: self.name_of(leaf) if id(leaf) in bound else "_"), []
         temp = self.fresh("out")
         return N.name(temp), [N.assign(self.name_of(leaf), self._reach(N.name(temp), keys, site))
                               for keys, leaf in pairs]
@@ -708,6 +742,15 @@ def _device_grid(mesh: Any) -> Expr:
     return N.call(N.attribute(N.call("np.array", [devices]), "reshape"), [N.shape(mesh.devices.shape)])
 
 
+def _user_object(obj: Any) -> bool:
+    """An object of the program's or a library's own (not JAX's, NumPy's or a builtin type's), so
+    not a value a JAX primitive needs as itself."""
+    if isinstance(obj, (type, types.ModuleType)) or isinstance(obj, enum.Enum):
+        return False
+    owner = obj.__module__ if isinstance(obj, types.FunctionType) else type(obj).__module__
+    return (owner or "").split(".")[0] not in ("jax", "jaxlib", "numpy", "builtins", "tracker")
+
+
 def _own_raise(fdef: FunctionDef) -> list[cst.BaseStatement]:
     """``raise ValueError(...)`` when the function's own code raised a builtin exception (a shape
     check of the program's), not a call it made: the repro has no other way to raise it."""
@@ -767,6 +810,16 @@ def _paths(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...],
     if isinstance(tree, dict):
         return [p for key, item in tree.items() for p in _paths(item, (*keys, key))]
     return [(keys, tree)]
+
+
+def _made(stmt: Statement) -> list[tuple[tuple[Key, ...], Any]]:
+    """The result leaves a statement makes: not those it returns unchanged (``jnp.asarray(x)`` of an
+    array is ``x``), which keep the name they have; rebinding it in a nested function would make it
+    local there, read before assignment."""
+    if not stmt.returned:
+        return []
+    given = {id(leaf) for _, leaf in _paths((stmt.args, stmt.kwargs))}
+    return [(keys, leaf) for keys, leaf in _paths(stmt.result) if id(leaf) not in given]
 
 
 def _child_key(node: V.Node, index: int) -> Key:

@@ -238,8 +238,9 @@ class TreeFunction(FirstOrder):
         if not RUNTIME.enabled:
             return self.fun(*args, **kwargs)
         raised: set[int] = set()  # errors of the user's own functions: recorded where they happen
+        answers: list[tuple[bool, bool]] = []  # the is_leaf predicate's: (asked about None, answer)
         watched = [_watched(a, raised) for a in args]
-        watched_kwargs = {k: _watched(v, raised) for k, v in kwargs.items()}
+        watched_kwargs = {k: _watched(v, raised, answers if k == "is_leaf" else None) for k, v in kwargs.items()}
         try:
             return self.fun(*watched, **watched_kwargs)
         except Exception as error:
@@ -247,7 +248,8 @@ class TreeFunction(FirstOrder):
             if id(error) not in raised and not isinstance(frame, Statement):
                 roles: dict[str, str] = {}
                 recorded = [_as_ref(a, f"fun{i}", roles) for i, a in enumerate(args)]
-                recorded_kwargs = {k: _as_ref(v, k, roles) for k, v in kwargs.items()}
+                recorded_kwargs = {k: _leaf_predicate(v, answers, roles) if k == "is_leaf" and _user_function(v)
+                                   else _as_ref(v, k, roles) for k, v in kwargs.items()}
                 RUNTIME.record_failure("first_order", self.public, self, error, tuple(recorded),
                                        recorded_kwargs, {"names": roles})
             raise
@@ -258,18 +260,32 @@ def _user_function(value: Any) -> bool:
         and not getattr(value, "__module__", "").startswith("jax")
 
 
-def _watched(value: Any, raised: set[int]) -> Any:
+def _watched(value: Any, raised: set[int], answers: list[tuple[bool, bool]] | None = None) -> Any:
     if not _user_function(value):
         return value
 
     @functools.wraps(value)
     def watching(*args: Any, **kwargs: Any) -> Any:
         try:
-            return value(*args, **kwargs)
+            out = value(*args, **kwargs)
         except Exception as error:
             raised.add(id(error))
             raise
+        if answers is not None and type(out) is bool:
+            answers.append((bool(args) and args[0] is None, out))
+        return out
     return watching
+
+
+def _leaf_predicate(value: Any, answers: list[tuple[bool, bool]], roles: dict[str, str]) -> Any:
+    """The user's ``is_leaf`` as the failing call used it: JAX calls it while flattening, before any
+    mismatch is found, so a stub would raise first. None when it said no to every node, ``lambda x: x is
+    None`` when it said yes to exactly the Nones (optax's), else a stub named after it."""
+    if not any(answer for _, answer in answers):
+        return None
+    if answers and all(asked_none == answer for asked_none, answer in answers):
+        return N.lambda_(["x"], N.is_none(N.name("x")))
+    return _as_ref(value, "is_leaf", roles)
 
 
 def _as_ref(value: Any, role: str, roles: dict[str, str]) -> Any:
@@ -590,6 +606,14 @@ class Primitives:
 
     def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
         primitive, params = stmt.options["primitive"], stmt.options["params"]
+        if primitive.name in _KEY_PRIMITIVES and len(stmt.args) == 1:
+            # JAX's internals turn a raw uint32 key into a key array (a Flax initializer's key):
+            # the public spelling, whose impl is named, not the PRNGImpl object of the parameters.
+            public, takes_impl = _KEY_PRIMITIVES[primitive.name]
+            impl = getattr(params.get("impl"), "name", None)
+            if takes_impl and not isinstance(impl, str):
+                return site.call(site.primitive(primitive), stmt.args, site.normalized(params))
+            return site.call(public, stmt.args, {"impl": impl} if takes_impl else {})
         wrapper = _lax_wrapper(primitive.name, len(stmt.args), tuple(sorted(params)))
         if wrapper:
             return site.call(f"lax.{wrapper}", stmt.args, site.normalized(params))
@@ -597,6 +621,8 @@ class Primitives:
 
 
 PRIMITIVES = Primitives()
+# Key primitives whose public function takes the operand alone (and the impl's name).
+_KEY_PRIMITIVES = {"random_wrap": ("jax.random.wrap_key_data", True), "random_unwrap": ("jax.random.key_data", False)}
 
 
 @functools.lru_cache(maxsize=None)

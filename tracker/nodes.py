@@ -189,7 +189,7 @@ def class_def(identifier: str, body: Sequence[cst.BaseStatement]) -> cst.ClassDe
     return cst.ClassDef(name(identifier), cst.IndentedBlock(list(body) or [cst.SimpleStatementLine([cst.Pass()])]))
 
 
-def _same_class_path(identifier: str, cls: type) -> list[cst.BaseStatement]:
+def same_class_path(identifier: str, cls: type) -> list[cst.BaseStatement]:
     """``__module__``/``__qualname__`` as the original's: JAX's structure errors print the class."""
     out = []
     if cls.__module__ != "__main__":
@@ -214,7 +214,7 @@ def pytree_class(identifier: str, cls: type) -> list[cst.BaseStatement]:
         assign(attribute(self_, "aux"), name("aux")), assign(attribute(self_, "children"), name("children"))])
     flatten, unflatten = f"flatten_{identifier}", f"unflatten_{identifier}"
     return [
-        class_def(identifier, [*_same_class_path(identifier, cls), init]),
+        class_def(identifier, [*same_class_path(identifier, cls), init]),
         function_def(flatten, parameters(["node"]),
                      [returns(tuple_([attribute(node, "children"), attribute(node, "aux")]))]),
         function_def(unflatten, parameters(["aux", "children"]),
@@ -222,6 +222,10 @@ def pytree_class(identifier: str, cls: type) -> list[cst.BaseStatement]:
         expression_statement(call("jax.tree_util.register_pytree_node",
                                   [name(identifier), name(flatten), name(unflatten)])),
     ]
+
+
+def is_none(value: Expr) -> cst.Comparison:
+    return cst.Comparison(value, [cst.ComparisonTarget(cst.Is(), name("None"))])
 
 
 def lambda_(params: Sequence[str], body: Expr) -> cst.Lambda:

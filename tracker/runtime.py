@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import inspect
 import logging
 import threading
 import traceback
@@ -247,9 +248,17 @@ class Runtime:
             fdef.returned = True
             return out
 
+        # JAX names a function in its messages ("true_fun is branch_wrapper at ...") by unwrapping it,
+        # stripping partials only from the outside: reach through a partial (Flax's nn.cond passes
+        # some) to the function it names, keeping the partial's own signature.
+        named = fun
+        while isinstance(named, functools.partial):
+            named = named.func
         try:
-            functools.update_wrapper(traced, fun)
-        except (AttributeError, TypeError):
+            functools.update_wrapper(traced, named)
+            if named is not fun:
+                traced.__signature__ = inspect.signature(fun)  # type: ignore[attr-defined]
+        except (AttributeError, TypeError, ValueError):
             pass
         return traced
 

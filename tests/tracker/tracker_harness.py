@@ -160,6 +160,10 @@ def program_names(prefix: str) -> list[str]:
     return sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PROGRAMS, f"{prefix}_*.py")))
 
 
+# Programs that import Flax or Optax (test-only dependencies): tests/tracker/test_flax.py runs them.
+FLAX_PROGRAMS = program_names("fail_flax") + program_names("fail_optax")
+
+
 class Runs:
     """Runs programs on a small thread pool: ``start(names)`` queues them all at once (the selected
     tests' programs), ``get(name)`` waits for one (queueing it first if needed)."""

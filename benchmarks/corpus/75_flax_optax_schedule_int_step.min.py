@@ -1,0 +1,3 @@
+import jax
+
+jax.jit(lambda x: int(x))(1)
