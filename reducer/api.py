@@ -27,10 +27,12 @@ from reducer.judging.checks import (
 )
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
+from reducer.judging.observe import Observer
 from reducer.judging.oracle import Oracle
 from reducer.options import Options
 from reducer.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
+from reducer.search.passes import observing
 from reducer.search.size import count_lines, count_tokens
 
 __all__ = ["InputError", "Options", "Result", "reduce", "signature_of"]
@@ -205,8 +207,12 @@ def search(source: str, judge: Judge, options: Options, keep: Callable[[str], No
            on_progress: Callable[[Progress], None] | None) -> tuple[Reduction, Oracle]:
     """Run the passes to a fixpoint; every accepted program goes to ``keep``."""
     oracle = Oracle(judge.executor, judge.criterion, judge.original, timeout=judge.timeout, jobs=options.jobs)
+    # Capture runs for the passes that learn from values go where candidates go, with their timeout; a flaky
+    # program's values are no fact about it, so those passes get none.
+    observe = Observer(judge.executor, judge.timeout) if options.flaky is None else None
     try:
-        reduction = Reduction(source, oracle, options.pass_list(), on_accept=keep, on_progress=on_progress)
+        reduction = Reduction(source, oracle, observing(options.pass_list(), observe), on_accept=keep,
+                              on_progress=on_progress)
         reduction.run()
     finally:
         oracle.close()

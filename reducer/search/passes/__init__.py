@@ -8,6 +8,7 @@ from __future__ import annotations
 from reducer.search.passes.arrays import ArrayLiteralsPass
 from reducer.search.passes.base import REMOVE, Edit, EditPass, Pass
 from reducer.search.passes.cleanup import UnusedDefinitionsPass
+from reducer.search.passes.computed import ComputedValuesPass, Observe
 from reducer.search.passes.constants import ConstantPass
 from reducer.search.passes.fields import NamedTupleFieldsPass
 from reducer.search.passes.hoist import HoistPass
@@ -30,6 +31,9 @@ def default_passes() -> list[Pass]:
         UnwrapPass(),
         InlinePass(),
         HoistPass(),
+        # After the cheap syntactic work, so its one capture run sees a smaller program; the dead-code passes
+        # after it delete what fed the values it replaced.
+        ComputedValuesPass(),
         UnusedParametersPass(),
         NamedTupleFieldsPass(),
         LiteralPass(),
@@ -38,12 +42,20 @@ def default_passes() -> list[Pass]:
     ]
 
 
+def observing(passes: list[Pass], observe: Observe | None) -> list[Pass]:
+    """``passes`` with those that learn from capture runs (``computed-values``) bound to ``observe``, which
+    the user layer builds from the judging layer (:class:`reducer.judging.observe.Observer`)."""
+    if observe is None:
+        return passes
+    return [p.observing(observe) if isinstance(p, ComputedValuesPass) else p for p in passes]
+
+
 def statement_passes() -> list[Pass]:
     """Statement removal and cleanup only (what the reducer foundation does; a benchmark baseline)."""
     return [StatementPass(), UnusedDefinitionsPass()]
 
 
 __all__ = [
-    "REMOVE", "ArrayLiteralsPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass",
-    "UnusedDefinitionsPass", "UnusedParametersPass", "UnwrapPass", "default_passes", "statement_passes",
+    "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass",
+    "UnusedDefinitionsPass", "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes",
 ]
