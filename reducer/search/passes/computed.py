@@ -245,20 +245,33 @@ class _Uses(cst.CSTVisitor):
         self.assigned: dict[str, list[cst.SimpleStatementLine]] = {}  # lines `name = ...`
         self.bound_otherwise: set[str] = set()  # names bound by anything else (def, for, import, `a, b = `)
         self.line_names: dict[int, list[str]] = {}  # id(line) -> names loaded in it
-        self.calls: set[int] = set()  # ids of lines that are one call statement (`np.savez(buf, x)`)
+        self.calls: dict[int, str] = {}  # id(line) -> the name a call statement works on (`np.savez(buf, x)`: buf)
+        self.keywords: set[int] = set()  # ids of keyword names in calls (libcst says they are loaded)
         self.line: cst.SimpleStatementLine | None = None
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.line = node
         self.line_names[id(node)] = []
-        if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and isinstance(node.body[0].value, cst.Call):
-            self.calls.add(id(node))
+        call = node.body[0].value if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) else None
+        if isinstance(call, cst.Call):
+            # What it works on: the receiver of a method (`buf.seek(0)`), else the first argument (`np.savez(buf)`).
+            subject = call.func.value if isinstance(call.func, cst.Attribute) else None
+            if not isinstance(subject, cst.Name) or subject.value in ("np", "jnp", "jax", "numpy"):
+                subject = call.args[0].value if call.args and not call.args[0].keyword and not call.args[0].star else None
+            if isinstance(subject, cst.Name):
+                self.calls[id(node)] = subject.value
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.keywords.add(id(node.keyword))
 
     def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
         self.line = None
 
     def visit_Name(self, node: cst.Name) -> None:
         context = self.get_metadata(ExpressionContextProvider, node, None)
+        if id(node) in self.keywords:
+            return
         if context is ExpressionContext.LOAD:
             self.loads.setdefault(node.value, []).append((node, self.line))
             if self.line is not None:
@@ -304,9 +317,9 @@ def freed_lines(uses: _Uses, node: cst.CSTNode) -> list[cst.SimpleStatementLine]
         if name in dead or name in uses.bound_otherwise or name not in uses.assigned:
             continue
         binders = {id(line) for line in uses.assigned[name]}
-        users = [line for n, line in uses.loads.get(name, ()) if line is not None and id(line) in uses.calls]
+        users = [line for n, line in uses.loads.get(name, ()) if line is not None and uses.calls.get(id(line)) == name]
         live = [n for n, line in uses.loads.get(name, ()) if id(n) not in gone and (line is None or (
-            id(line) not in removed and id(line) not in binders and id(line) not in uses.calls))]
+            id(line) not in removed and id(line) not in binders and uses.calls.get(id(line)) != name))]
         if live:
             continue
         dead.add(name)
