@@ -27,11 +27,12 @@ from reducer.judging.checks import (
 )
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
+from reducer.judging.observe import Observer
 from reducer.judging.oracle import Oracle
 from reducer.options import Options
 from reducer.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
-from reducer.search.passes import tracing
+from reducer.search.passes import observing, tracing
 from reducer.search.size import count_lines, count_tokens
 
 __all__ = ["InputError", "Options", "Result", "reduce", "signature_of"]
@@ -206,14 +207,18 @@ def search(source: str, judge: Judge, options: Options, keep: Callable[[str], No
            on_progress: Callable[[Progress], None] | None) -> tuple[Reduction, Oracle]:
     """Run the passes to a fixpoint; every accepted program goes to ``keep``."""
     oracle = Oracle(judge.executor, judge.criterion, judge.original, timeout=judge.timeout, jobs=options.jobs)
+
     def lines_of(program: str) -> tuple[int, ...] | None:
         """Where ``program`` failed, from a run already made: the oracle's, or the original's check."""
         outcome = judge.original if program == source else oracle.outcome_of(program)
         return outcome.lines if outcome is not None else None
 
+    # Capture runs for the passes that learn from values go where candidates go, with their timeout; a flaky
+    # program's values are no fact about it, so those passes get none.
+    observe = Observer(judge.executor, judge.timeout) if options.flaky is None else None
+    passes = observing(tracing(options.pass_list(), lines_of), observe)
     try:
-        reduction = Reduction(source, oracle, tracing(options.pass_list(), lines_of), on_accept=keep,
-                              on_progress=on_progress)
+        reduction = Reduction(source, oracle, passes, on_accept=keep, on_progress=on_progress)
         reduction.run()
     finally:
         oracle.close()

@@ -1,0 +1,39 @@
+"""Capture runs: what values a program's expressions produced, for the search's ``computed-values`` pass.
+
+A pass knows no processes and the engine knows no Python, so the split is: the pass wraps the expressions it
+may replace as ``__jr_probe__(k, expr)`` (it knows which nodes those are), and hands that source to an
+:class:`Observer`, a plain callable ``observe(probed_source) -> {k: ValueFact} | None`` that the user layer
+builds here from the executor candidates run on. The observer runs the program once under
+:func:`reprokit.values.envelope` on that same executor (same sandbox, limits and kill-on-timeout as every
+candidate) and reads the facts back from the outcome. The capture run is never judged and never cached as a
+candidate: the judged runs contain no probe, and an edit made from the facts is kept only when the oracle
+finds the original's signature in the edited program.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+from reducer.execution.fresh import Executor
+from reducer.execution.outcome import Kind
+from reprokit.values import ValueFact, envelope, facts_from_report
+
+CAPTURE_SLOWDOWN = 3.0  # a probed program pays a call per evaluated expression: its timeout is this many candidates'
+
+
+@dataclasses.dataclass
+class Observer:
+    """Runs probed programs on ``executor`` with a timeout of ``CAPTURE_SLOWDOWN`` times ``timeout``."""
+
+    executor: Executor
+    timeout: float
+    runs: int = 0  # capture runs made
+    failed: int = 0  # of those, ended without reporting facts (crash, timeout, memory)
+
+    def __call__(self, probed_source: str) -> dict[int, ValueFact] | None:
+        self.runs += 1
+        outcome = self.executor.run(envelope(probed_source), self.timeout * CAPTURE_SLOWDOWN, threading.Event())
+        facts = facts_from_report(outcome.exc_type, outcome.message) if outcome.kind is Kind.EXCEPTION else None
+        self.failed += facts is None
+        return facts

@@ -1,0 +1,408 @@
+"""Replace computed values by constructors of the same kind: `Env(obs_dim=0).reset()` -> `jnp.zeros(3)`,
+`data["w"]` -> `np.zeros(1)`, `cfg["steps"]` -> `5`; the dead-code passes then delete what fed them (the
+class, the buffer, the config).
+
+Syntax cannot tell that `data[k]` is a float array of shape (1,); the program's run can. So the pass first
+asks for the facts (:mod:`reprokit.values`): it wraps every expression it may replace as
+``__jr_probe__(k, expr)`` and hands that source to ``observe``, a callable the user layer builds from the
+judging layer (:class:`reducer.judging.observe.Observer`) that runs it once, sandboxed, on the current
+program, and returns what each ``k`` produced first (or None: the pass then proposes nothing). A pass knows
+no processes, so it gets the capture run as that narrow callable and nothing else; without one (a pass list
+built outside a reduction) it proposes nothing.
+
+Replaceable: calls, subscripts, attribute reads and names in load context, except a call's callee, targets
+of assignments, decorators, annotations, imports, f-strings and names declared ``global``/``nonlocal``.
+An edit is offered only where its constructor is smaller than the expression, and kept only when the oracle
+finds the original's signature (a tracer replaced by a constant usually loses a concretization error: fine).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
+
+from reducer.search.passes.base import REMOVE, Edit, EditPass, apply_edits, is_valid_python, visited
+from reducer.search.passes.names import fit, import_aliases
+from reducer.search.size import Size
+from reprokit.values import (
+    DICT, JAX, LIST, NONE, NUMPY, NUMPY_SCALAR, PROBE, SCALAR, STR, TRACER, TUPLE, ValueFact,
+)
+
+Observe = Callable[[str], "Mapping[int, ValueFact] | None"]
+
+JNP, NP = "jax.numpy", "numpy"
+_IMPORTS = {JNP: ("jnp", "import jax.numpy as jnp"), NP: ("np", "import numpy as np")}
+_CONSTANT_NAMES = frozenset({"True", "False", "None", "__debug__"})
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ValueEdit(Edit):
+    """An expression replaced by a constructor; ``needs`` the modules it names ("jax.numpy", "numpy") that the
+    program does not import yet."""
+
+    needs: tuple[str, ...] = ()
+
+
+class _Targets(cst.CSTVisitor):
+    """The replaceable expressions of a module, in source order (outer before inner)."""
+
+    METADATA_DEPENDENCIES = (ExpressionContextProvider, ParentNodeProvider)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: list[cst.BaseExpression] = []
+        self.parents: dict[int, cst.CSTNode] = {}  # id(node) -> its parent, for parenthesising a replacement
+        self.skipped: set[int] = set()  # ids of subtrees nothing inside which is probed
+        self.declared: set[str] = set()  # names declared global or nonlocal somewhere
+        self.definitions: set[str] = set()  # names a top-level import, def or class binds: no values to see
+        self.discarded = 0  # id of the value of the expression statement being visited
+
+    def skip(self, *nodes: cst.CSTNode | None) -> None:
+        self.skipped.update(id(node) for node in nodes if node is not None)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for statement in node.body:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                self.definitions.add(statement.name.value)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                        for alias in small.names:
+                            bound = alias.asname.name if alias.asname is not None else alias.name
+                            while isinstance(bound, cst.Attribute):
+                                bound = bound.value
+                            if isinstance(bound, cst.Name):
+                                self.definitions.add(bound.value)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self.skipped or isinstance(node, (cst.Import, cst.ImportFrom, cst.Decorator, cst.Annotation,
+                                                         cst.FormattedString, cst.Match)):
+            return False
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            self.declared.update(item.name.value for item in node.names)
+            return False
+        if isinstance(node, cst.Expr):
+            self.discarded = id(node.value)  # replacing a value the program discards is deleting the statement
+        elif isinstance(node, cst.Call):
+            self.skip(node.func)
+        elif isinstance(node, cst.Arg):
+            self.skip(node.keyword)
+        elif isinstance(node, cst.Attribute):
+            self.skip(node.attr)
+        elif isinstance(node, cst.AssignTarget):
+            self.skip(node.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            self.skip(node.target)
+        elif isinstance(node, cst.WithItem):
+            self.skip(node.asname)
+        elif isinstance(node, cst.Del):
+            return False
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.skip(node.name)
+        elif isinstance(node, cst.Param):
+            self.skip(node.name)
+        elif isinstance(node, cst.ExceptHandler):
+            self.skip(node.name)
+        if isinstance(node, (cst.Call, cst.Subscript, cst.Attribute, cst.Name)) and self._loaded(node):
+            self.nodes.append(node)
+            self.parents[id(node)] = self.get_metadata(ParentNodeProvider, node)
+        return super().on_visit(node)
+
+    def _loaded(self, node: cst.CSTNode) -> bool:
+        if id(node) == self.discarded:
+            return False
+        if isinstance(node, cst.Name) and (node.value in _CONSTANT_NAMES or node.value in self.definitions):
+            return False
+        if isinstance(node, cst.Call):
+            return True
+        return self.get_metadata(ExpressionContextProvider, node, None) is ExpressionContext.LOAD
+
+
+def targets(module: cst.Module) -> tuple[list[cst.BaseExpression], dict[int, cst.CSTNode]]:
+    """The expressions of ``module`` the pass may replace, numbered by their position in this list, and
+    their parents (by node id)."""
+    found = visited(module, _Targets())
+    nodes = [n for n in found.nodes if not (isinstance(n, cst.Name) and n.value in found.declared)]
+    return nodes, found.parents
+
+
+class _Instrument(cst.CSTTransformer):
+    def __init__(self, numbers: dict[int, int]):
+        super().__init__()
+        self.numbers = numbers
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        k = self.numbers.get(id(original_node))
+        if k is None:
+            return super().on_leave(original_node, updated_node)
+        bare = updated_node.with_changes(lpar=[], rpar=[])
+        probed = cst.Call(cst.Name(PROBE), [cst.Arg(cst.Integer(str(k))), cst.Arg(bare)])
+        return probed.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+
+def instrument(module: cst.Module, nodes: Sequence[cst.BaseExpression]) -> str:
+    """``module``'s source with ``nodes[k]`` wrapped as ``__jr_probe__(k, ...)``: the program a capture runs."""
+    return module.visit(_Instrument({id(node): k for k, node in enumerate(nodes)})).code
+
+
+# --- constructors ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Spelling:
+    """How the program names jax.numpy and numpy (a top-level alias, or the one a new import would bind)."""
+
+    jnp: str
+    np: str
+    missing: tuple[str, ...]  # of JNP, NP: not imported yet
+
+    @classmethod
+    def of(cls, module: cst.Module) -> Spelling:
+        aliases = import_aliases(module)
+        by_target: dict[str, str] = {}
+        for local, full in aliases.items():
+            by_target.setdefault(full, local)
+        jnp = by_target.get(JNP) or (f"{by_target['jax']}.numpy" if "jax" in by_target else None)
+        np = by_target.get(NP)
+        missing = tuple(m for m, found in ((JNP, jnp), (NP, np)) if found is None)
+        return cls(jnp or _IMPORTS[JNP][0], np or _IMPORTS[NP][0], missing)
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    if len(shape) == 1:
+        return str(shape[0])
+    return "(" + ", ".join(map(str, shape)) + ")"
+
+
+_WEAK_ZERO = {"float": "0.0", "int": "0", "complex": "0j"}
+
+
+def _dtype_kind(dtype: str) -> str:
+    for kind in ("complex", "float", "uint", "int"):
+        if kind in dtype:
+            return kind
+    return dtype
+
+
+def constructor(fact: ValueFact, spelling: Spelling) -> tuple[str, frozenset[str]] | None:
+    """The smallest expression of ``fact``'s kind, and the modules it names; None when there is none."""
+    if fact.kind in (JAX, TRACER):
+        jnp = spelling.jnp
+        if fact.weak_type and _dtype_kind(fact.dtype) in ("float", "int", "complex"):
+            zero = _WEAK_ZERO[_dtype_kind(fact.dtype).replace("uint", "int")]
+            if not fact.shape:
+                return f"{jnp}.asarray({zero})", frozenset({JNP})
+            return f"{jnp}.full({_shape(fact.shape)}, {zero})", frozenset({JNP})
+        if not fact.shape:
+            return f"{jnp}.{_dtype_name(fact.dtype)}(0)", frozenset({JNP})
+        dtype = "" if fact.dtype == "float32" else f", {jnp}.{_dtype_name(fact.dtype)}"
+        return f"{jnp}.zeros({_shape(fact.shape)}{dtype})", frozenset({JNP})
+    if fact.kind == NUMPY:
+        if fact.dtype == "bfloat16":
+            return None  # ml_dtypes: numpy cannot name it
+        dtype = "" if fact.dtype == "float64" else f", {spelling.np}.{_dtype_name(fact.dtype)}"
+        return f"{spelling.np}.zeros({_shape(fact.shape)}{dtype})", frozenset({NP})
+    if fact.kind == NUMPY_SCALAR:
+        if fact.dtype == "bfloat16":
+            return None
+        return f"{spelling.np}.{_dtype_name(fact.dtype)}(0)", frozenset({NP})
+    if fact.kind in (SCALAR, STR):
+        return fact.literal, frozenset()
+    if fact.kind == NONE:
+        return "None", frozenset()
+    if fact.kind in (TUPLE, LIST, DICT):
+        parts = [constructor(item, spelling) for item in fact.items]
+        if any(part is None for part in parts):
+            return None
+        codes = [code for code, _ in parts]  # type: ignore[misc]
+        needs = frozenset().union(*(n for _, n in parts)) if parts else frozenset()  # type: ignore[misc]
+        if fact.kind == DICT:
+            return "{" + ", ".join(f"{k}: {v}" for k, v in zip(fact.keys, codes)) + "}", needs
+        if fact.kind == LIST:
+            return "[" + ", ".join(codes) + "]", needs
+        return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")", needs
+    return None
+
+
+def _dtype_name(dtype: str) -> str:
+    return "bool_" if dtype == "bool" else dtype
+
+
+# --- what a replacement frees ----------------------------------------------------------------------------
+
+
+class _Uses(cst.CSTVisitor):
+    """Where each name is loaded and bound, by statement line: what :func:`freed_lines` needs."""
+
+    METADATA_DEPENDENCIES = (ExpressionContextProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: dict[str, list[tuple[cst.Name, cst.SimpleStatementLine | None]]] = {}
+        self.assigned: dict[str, list[cst.SimpleStatementLine]] = {}  # lines `name = ...`
+        self.bound_otherwise: set[str] = set()  # names bound by anything else (def, for, import, `a, b = `)
+        self.line_names: dict[int, list[str]] = {}  # id(line) -> names loaded in it
+        self.calls: dict[int, str] = {}  # id(line) -> the name a call statement works on (`np.savez(buf, x)`: buf)
+        self.keywords: set[int] = set()  # ids of keyword names in calls (libcst says they are loaded)
+        self.line: cst.SimpleStatementLine | None = None
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.line = node
+        self.line_names[id(node)] = []
+        call = node.body[0].value if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) else None
+        if isinstance(call, cst.Call):
+            # What it works on: the receiver of a method (`buf.seek(0)`), else the first argument (`np.savez(buf)`).
+            subject = call.func.value if isinstance(call.func, cst.Attribute) else None
+            if not isinstance(subject, cst.Name) or subject.value in ("np", "jnp", "jax", "numpy"):
+                subject = call.args[0].value if call.args and not call.args[0].keyword and not call.args[0].star else None
+            if isinstance(subject, cst.Name):
+                self.calls[id(node)] = subject.value
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.keywords.add(id(node.keyword))
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self.line = None
+
+    def visit_Name(self, node: cst.Name) -> None:
+        context = self.get_metadata(ExpressionContextProvider, node, None)
+        if id(node) in self.keywords:
+            return
+        if context is ExpressionContext.LOAD:
+            self.loads.setdefault(node.value, []).append((node, self.line))
+            if self.line is not None:
+                self.line_names[id(self.line)].append(node.value)
+        elif context is not None:
+            line = self.line
+            small = line.body[0] if line is not None and len(line.body) == 1 else None
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1 and small.targets[0].target is node):
+                self.assigned.setdefault(node.value, []).append(line)  # type: ignore[arg-type]
+            else:
+                self.bound_otherwise.add(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.bound_otherwise.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.bound_otherwise.add(node.name.value)
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+    node.visit(_Collect())
+    return found
+
+
+def freed_lines(uses: _Uses, node: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+    """Statement lines that only served what ``node`` loaded: once ``node`` is replaced by a constant, a name
+    it read that nothing else reads goes with its assignments (`name = ...`) and the expression statements
+    that use it (`np.savez(buf, ...)`), and so on for what those read. The replacement alone is often longer
+    than the expression (`data["w"]` -> `np.zeros(2, np.float32)`), and a candidate must be smaller than the
+    program to be tried: the dead-code passes could delete the feeders only after it was accepted."""
+    gone = {id(name) for name in _names_in(node)}
+    removed: dict[int, cst.SimpleStatementLine] = {}
+    pending = [name.value for name in _names_in(node)]
+    dead: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in dead or name in uses.bound_otherwise or name not in uses.assigned:
+            continue
+        binders = {id(line) for line in uses.assigned[name]}
+        users = [line for n, line in uses.loads.get(name, ()) if line is not None and uses.calls.get(id(line)) == name]
+        live = [n for n, line in uses.loads.get(name, ()) if id(n) not in gone and (line is None or (
+            id(line) not in removed and id(line) not in binders and uses.calls.get(id(line)) != name))]
+        if live:
+            continue
+        dead.add(name)
+        for line in [*uses.assigned[name], *users]:
+            if id(line) not in removed:
+                removed[id(line)] = line
+                gone.update(id(n) for n in _names_in(line))
+                pending.extend(uses.line_names.get(id(line), ()))
+    return list(removed.values())
+
+
+# --- the pass -------------------------------------------------------------------------------------------
+
+
+class ComputedValuesPass(EditPass):
+    """Replaces computed values by constructors of the kind the capture run saw (see the module docstring)."""
+
+    name = "computed-values"
+
+    def __init__(self, observe: Observe | None = None):
+        self.observe = observe
+
+    def observing(self, observe: Observe) -> ComputedValuesPass:
+        """This pass with its capture runs made by ``observe`` (what the user layer binds for a reduction)."""
+        return ComputedValuesPass(observe)
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        if self.observe is None:
+            return []
+        nodes, parents = targets(module)
+        if not nodes:
+            return []
+        probed = instrument(module, nodes)
+        if not is_valid_python(probed):
+            return []
+        facts = self.observe(probed)  # one capture run per run of the pass, on the current program
+        if not facts:
+            return []
+        spelling = Spelling.of(module)
+        uses = visited(module, _Uses())
+        size = Size.of(module.code)
+        edits: list[Edit] = []
+        for k, node in enumerate(nodes):
+            fact = facts.get(k)
+            built = constructor(fact, spelling) if fact is not None else None
+            if built is None:
+                continue
+            code, needs = built
+            try:
+                replacement = fit(parents.get(id(node)), cst.parse_expression(code))
+            except cst.ParserSyntaxError:
+                continue
+            missing = tuple(m for m in spelling.missing if m in needs)
+            freed = freed_lines(uses, node)
+            if freed:  # first, so a subset holding both makes the bigger cut
+                edit = ValueEdit(node, replacement, tuple((line, REMOVE) for line in freed), needs=missing)
+                if Size.of(self.apply(module, [edit]).code) < size:  # type: ignore[union-attr]
+                    edits.append(edit)
+            if Size.of(code) < Size.of(module.code_for_node(node).strip()):
+                edits.append(ValueEdit(node, replacement, needs=missing))
+        return edits
+
+    def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
+        result = apply_edits(module, edits)
+        needs = [m for m in (JNP, NP) if any(m in getattr(edit, "needs", ()) for edit in edits)]
+        return with_imports(result, needs) if needs else result
+
+
+def with_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
+    """``module`` with ``import jax.numpy as jnp`` / ``import numpy as np`` for ``modules``, after its
+    docstring and ``from __future__`` imports."""
+    lines = [cst.parse_statement(_IMPORTS[m][1] + "\n") for m in modules]
+    body = list(module.body)
+    at = 0
+    while at < len(body) and _stays_first(body[at], at):
+        at += 1
+    return module.with_changes(body=[*body[:at], *lines, *body[at:]])
+
+
+def _stays_first(statement: cst.BaseStatement, position: int) -> bool:
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__":
+        return True
+    return position == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)

@@ -1,0 +1,253 @@
+"""The computed-values pass: a sandboxed capture run records what expressions produced (reprokit.values), and
+the pass replaces them by constructors of the same kind, with the statements that only fed them."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import libcst as cst
+
+import reducer
+from reducer.judging.observe import Observer
+from reducer.search.passes import ComputedValuesPass, default_passes, observing
+from reducer.search.passes.computed import instrument, targets
+from reducer.search.size import count_tokens
+from reprokit.values import REPORT_TYPE, ValueFact, envelope, facts_from_report
+
+TIMEOUT = 60.0
+
+PROGRAM = textwrap.dedent('''\
+    import io
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    class Env:
+        def reset(self):
+            return jnp.zeros(3)
+
+    buf = io.BytesIO()
+    np.savez(buf, w=np.ones(2, np.float32))
+    data = np.load(io.BytesIO(buf.getvalue()))
+    cfg = {"n": 5, "name": "x"}
+    obs = Env().reset()
+    w = data["w"]
+    double = jax.jit(lambda v: v * 2.0)
+    y = double(obs)
+    print(obs.shape, w, cfg["n"])
+''')
+
+PROBED = textwrap.dedent('''\
+    import io
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    class Env:
+        def reset(self):
+            return __jr_probe__(0, jnp.zeros(3))
+
+    buf = __jr_probe__(1, io.BytesIO())
+    np.savez(__jr_probe__(2, buf), w=__jr_probe__(3, np.ones(2, __jr_probe__(4, np.float32))))
+    data = __jr_probe__(5, np.load(__jr_probe__(6, io.BytesIO(__jr_probe__(7, buf.getvalue())))))
+    cfg = {"n": 5, "name": "x"}
+    obs = __jr_probe__(8, Env().reset())
+    w = __jr_probe__(9, __jr_probe__(10, data)["w"])
+    double = __jr_probe__(11, jax.jit(lambda v: __jr_probe__(12, v) * 2.0))
+    y = __jr_probe__(13, double(__jr_probe__(14, obs)))
+    print(__jr_probe__(15, __jr_probe__(16, obs).shape), __jr_probe__(17, w), __jr_probe__(18, __jr_probe__(19, cfg)["n"]))
+''')
+
+F32_3 = ValueFact("jax", shape=(3,), dtype="float32")
+NPZ = ValueFact("other", type_name="numpy.lib.npyio.NpzFile")
+BYTESIO = ValueFact("other", type_name="_io.BytesIO")
+W = ValueFact("numpy", shape=(2,), dtype="float32")
+CFG = ValueFact("dict", keys=("'n'", "'name'"), items=(ValueFact("scalar", literal="5"), ValueFact("str", literal="'x'")))
+FACTS = {
+    0: F32_3, 1: BYTESIO, 2: BYTESIO, 3: W, 4: ValueFact("other", type_name="builtins.type"), 5: NPZ,
+    6: BYTESIO, 7: ValueFact("other", type_name="builtins.bytes"), 8: F32_3, 9: W, 10: NPZ,
+    11: ValueFact("other", type_name="jaxlib._jax.PjitFunction"), 12: ValueFact("tracer", shape=(3,), dtype="float32"),
+    13: F32_3, 14: F32_3, 15: ValueFact("tuple", items=(ValueFact("scalar", literal="3"),)), 16: F32_3, 17: W,
+    18: ValueFact("scalar", literal="5"), 19: CFG,
+}
+
+
+def test_instrumentation_wraps_the_replaceable_expressions_only():
+    module = cst.parse_module(PROGRAM)
+    nodes, _ = targets(module)
+    assert instrument(module, nodes) == PROBED
+
+
+def test_a_capture_run_reports_the_facts_through_the_pool(pool):
+    """The probed program runs on the warm pool (sandboxed as every candidate) and the facts come back."""
+    assert Observer(pool, TIMEOUT)(PROBED) == FACTS
+
+
+def test_a_capture_run_in_a_fresh_interpreter_reports_the_same(fresh):
+    assert Observer(fresh, TIMEOUT)(PROBED) == FACTS
+
+
+def test_facts_are_reported_when_the_program_fails_and_not_when_it_crashes(pool):
+    failing = "x = __jr_probe__(0, [1, 2.5, None])\n__jr_probe__(1, x)[0] @ 2\n"
+    facts = Observer(pool, TIMEOUT)(failing)
+    assert facts == {0: ValueFact("list", items=(ValueFact("scalar", literal="1"), ValueFact("scalar", literal="2.5"),
+                                                 ValueFact("none"))),
+                     1: facts[0]}
+    crashing = "import os\nx = __jr_probe__(0, 1)\nos._exit(3)\n"
+    observer = Observer(pool, TIMEOUT)
+    assert observer(crashing) is None
+    assert (observer.runs, observer.failed) == (1, 1)
+
+
+def test_fact_records_round_trip_through_json():
+    for fact in FACTS.values():
+        assert ValueFact.from_json(fact.to_json()) == fact
+    message = json.dumps({"3": CFG.to_json()})
+    assert facts_from_report(REPORT_TYPE, message) == {3: CFG}
+    assert facts_from_report("TypeError", message) is None
+    assert facts_from_report(REPORT_TYPE, "not json") is None
+
+
+def test_envelope_runs_the_probed_source_as_given():
+    assert envelope("x = 1\n") == "import reprokit.values\nreprokit.values.run_probed('x = 1\\n')\n"
+
+
+def test_the_pass_offers_constructors_and_cuts_what_fed_them(pool):
+    module = cst.parse_module(PROGRAM)
+    pass_ = ComputedValuesPass(Observer(pool, TIMEOUT))
+    edits = pass_.edits(module)
+    empty = cst.Module([])
+    described = [(module.code_for_node(e.node), empty.code_for_node(e.replacement),
+                  [module.code_for_node(n).strip() for n, _ in e.extra]) for e in edits]
+    assert described == [
+        ("Env().reset()", "jnp.zeros(3)", []),
+        ('data["w"]', "np.zeros(2, np.float32)",
+         ["data = np.load(io.BytesIO(buf.getvalue()))", "buf = io.BytesIO()", "np.savez(buf, w=np.ones(2, np.float32))"]),
+        ("double(obs)", "jnp.zeros(3)", ["double = jax.jit(lambda v: v * 2.0)"]),
+        ("w", "np.zeros(2, np.float32)", ['w = data["w"]', "data = np.load(io.BytesIO(buf.getvalue()))",
+                                          "buf = io.BytesIO()", "np.savez(buf, w=np.ones(2, np.float32))"]),
+        ('cfg["n"]', "5", ['cfg = {"n": 5, "name": "x"}']),
+        ('cfg["n"]', "5", []),
+        ("cfg", "{'n': 5, 'name': 'x'}", ['cfg = {"n": 5, "name": "x"}']),
+    ]
+    chosen = [edits[0], edits[1], edits[5]]
+    assert pass_.apply(module, chosen).code == textwrap.dedent('''\
+        import io
+        import numpy as np
+        import jax
+        import jax.numpy as jnp
+
+        class Env:
+            def reset(self):
+                return jnp.zeros(3)
+        cfg = {"n": 5, "name": "x"}
+        obs = jnp.zeros(3)
+        w = np.zeros(2, np.float32)
+        double = jax.jit(lambda v: v * 2.0)
+        y = double(obs)
+        print(obs.shape, w, 5)
+    ''')
+
+
+def test_a_replacement_imports_what_it_names():
+    """An alias the program has is reused (`jax.numpy` through `import jax`); a missing module is imported."""
+    module = cst.parse_module('"""doc"""\nfrom __future__ import annotations\nimport jax\nx = f(a, b, c, d, e)\ny = g(a, b, c, d, e)\n')
+    facts = {0: ValueFact("jax", shape=(2,), dtype="float32"), 6: ValueFact("numpy", shape=(), dtype="float64")}
+    pass_ = ComputedValuesPass(lambda probed: facts)
+    edits = pass_.edits(module)
+    assert pass_.apply(module, [e for e in edits if not e.extra]).code == (
+        '"""doc"""\nfrom __future__ import annotations\nimport numpy as np\nimport jax\n'
+        'x = jax.numpy.zeros(2)\ny = np.zeros(())\n')
+
+
+def test_weak_types_and_tracers_keep_their_kind():
+    from reducer.search.passes.computed import Spelling, constructor
+
+    spelling = Spelling("jnp", "np", ())
+    assert constructor(ValueFact("tracer", shape=(4, 2), dtype="float32", weak_type=True), spelling)[0] == "jnp.full((4, 2), 0.0)"
+    assert constructor(ValueFact("jax", dtype="int32", weak_type=True), spelling)[0] == "jnp.asarray(0)"
+    assert constructor(ValueFact("jax", dtype="float32"), spelling)[0] == "jnp.float32(0)"
+    assert constructor(ValueFact("numpy-scalar", dtype="int64"), spelling)[0] == "np.int64(0)"
+    assert constructor(ValueFact("other", type_name="x.Y"), spelling) is None
+
+
+def test_without_an_observer_the_pass_proposes_nothing_and_is_bound_by_observing():
+    module = cst.parse_module(PROGRAM)
+    assert ComputedValuesPass().edits(module) == []
+    bound = observing(default_passes(), lambda probed: None)
+    computed = [p for p in bound if p.name == "computed-values"]
+    assert len(computed) == 1 and computed[0].observe is not None and computed[0].edits(module) == []
+    names = [p.name for p in default_passes()]
+    assert names.index("statements") < names.index("computed-values") < names.index("inline")
+
+
+ENV_PROGRAM = textwrap.dedent('''\
+    import io
+
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+
+    class Env:
+        def __init__(self, obs_dim, n_actions=4):
+            self.obs_dim = obs_dim
+            self.n_actions = n_actions
+            self.t = 0
+
+        def reset(self):
+            self.t = 0
+            return self._obs()
+
+        def _obs(self):
+            return jnp.zeros(self.obs_dim) + self.t
+
+
+    def save_params(params):
+        buf = io.BytesIO()
+        np.savez(buf, **params)
+        return buf.getvalue()
+
+
+    def load_params(blob):
+        data = np.load(io.BytesIO(blob))
+        return {k: data[k] for k in data.files if k}
+
+
+    def init_params(key, obs_dim, hidden):
+        k1, k2 = jax.random.split(key)
+        return {
+            "w": np.asarray(jax.random.normal(k1, (obs_dim + 2, hidden))),
+            "b": np.asarray(jax.random.normal(k2, (hidden,))),
+        }
+
+
+    def policy(params, obs):
+        h = obs @ params["w"] + params["b"]
+        return jax.nn.softmax(h)
+
+
+    def main():
+        config = {"obs_dim": 10, "hidden": 3, "seed": 0}
+        params = init_params(jax.random.PRNGKey(config["seed"]), config["obs_dim"], config["hidden"])
+        params = load_params(save_params(params))
+        env = Env(obs_dim=config["obs_dim"])
+        obs = env.reset()
+        probs = policy(params, obs)
+        print(probs.sum())
+
+
+    main()
+''')
+ENV_MINIMAL = "import jax.numpy as jnp\njnp.ones(10) @ jnp.ones((12, 3))\n"
+
+
+def test_a_small_real_program_reduces_within_twice_its_minimal(tmp_path, pool):
+    path = tmp_path / "env.py"
+    path.write_text(ENV_PROGRAM)
+    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    computed = next(p for p in result.passes if p.name == "computed-values")
+    assert computed.successes >= 1 and computed.tokens_removed > 0
+    assert result.disagreements == 0
+    assert result.tokens_after <= 2 * count_tokens(ENV_MINIMAL)
