@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope,
@@ -361,16 +361,23 @@ class CallExpression(_InlineSubPass):
         if found is None:
             return
         function, bound, source = found
-        expr = _one_expression(function)
-        if expr is None:
-            return
-        analysis = self.analysis
-        free = names_in(expr) - set(bound)
-        caller_scope = analysis.scope(node)
-        if caller_scope is not None and not isinstance(caller_scope, GlobalScope) and any(
-                name in caller_scope.assignments for name in free):
-            return  # a free name of the function would mean something else at the call site
-        self.offer(InlineEdit(node, analysis.fits(node, substitute(expr, dict(bound))), source=source))
+        edit = expression_edit(self.analysis, node, function, bound, source)
+        if edit is not None:
+            self.offer(edit)
+
+
+def expression_edit(analysis: InlineAnalysis, node: cst.Call, function: cst.FunctionDef | cst.Lambda,
+                    bound: dict[str, cst.BaseExpression], source: str) -> InlineEdit | None:
+    """``node`` replaced by the one expression ``function`` computes, its parameters bound to ``bound``."""
+    expr = _one_expression(function)
+    if expr is None:
+        return None
+    free = names_in(expr) - set(bound)
+    caller_scope = analysis.scope(node)
+    if caller_scope is not None and not isinstance(caller_scope, GlobalScope) and any(
+            name in caller_scope.assignments for name in free):
+        return None  # a free name of the function would mean something else at the call site
+    return InlineEdit(node, analysis.fits(node, substitute(expr, dict(bound))), source=source)
 
 
 class CallBody(_InlineSubPass):
@@ -391,55 +398,72 @@ class CallBody(_InlineSubPass):
             return
         function, bound, source = found
         assert isinstance(function, cst.FunctionDef)
-        statements = _body_statements(function)
-        if not statements:
-            return
-        result = _single_return(statements[-1])
-        body = statements[:-1] if result is not None else statements
-        if _has_inner_exit(body):
-            return
-        line, small = self._statement_of(node)
-        if line is None:
-            return
-        caller = self.analysis.caller_names(line, function) - {function.name.value}
-        locals_ = _assigned_names(body) | set(bound)
-        renames = {name: cst.Name(f"{name}_{next(self.fresh)}") for name in sorted(locals_ & caller)
-                   if not (isinstance(bound.get(name), cst.Name) and bound[name].value == name)}  # type: ignore[union-attr]
-        new: list[cst.BaseStatement] = []
-        for name, value in bound.items():
-            target = renames.get(name, cst.Name(name))
-            if isinstance(value, cst.Name) and value.value == target.value:
-                continue
-            new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
-        new.extend(substitute(statement, renames) for statement in body)  # type: ignore[misc]
-        if result is None and getattr(small, "value", None) is not node:
-            return  # `make_step()(x)` needs the function that make_step returns
-        if result is None and not isinstance(small, cst.Expr):
-            result = cst.Name("None")  # `y = f(x)` with no return in f: y is None
-        if result is not None:
-            value = self.analysis.fits(node, substitute(result, renames))  # type: ignore[arg-type]
-            new.append(cst.SimpleStatementLine([small.deep_replace(node, value)]))  # type: ignore[union-attr, list-item]
-        if not new:
-            new.append(cst.SimpleStatementLine([cst.Pass()]))
-        self.offer(InlineEdit(line, cst.FlattenSentinel(new), source=source))
+        edit = body_edit(self.analysis, node, function, bound, source, self.fresh)
+        if edit is not None:
+            self.offer(edit)
 
-    def _statement_of(self, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
-        """The one-statement line that evaluates ``call`` unconditionally: `y = f(x)`, `return g(f(x))`,
-        `make_step(cfg)(x)`. The function's body then runs just before that line (so ``call`` is evaluated
-        before the rest of the line, which is what a person inlining by hand does too)."""
-        child: cst.CSTNode = call
-        parent = self.analysis.parent(call)
-        while isinstance(parent, cst.BaseExpression) or isinstance(parent, _EXPRESSION_PARTS):
-            if isinstance(parent, _OWN_SCOPES) or (isinstance(parent, cst.IfExp) and child is not parent.test) or (
-                    isinstance(parent, cst.BooleanOperation) and child is parent.right):
-                return None, None  # evaluated later, conditionally or in a scope of its own
-            child, parent = parent, self.analysis.parent(parent)
-        if not isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, (cst.Global, cst.Nonlocal)):
-            return None, None
-        line = self.analysis.parent(parent)
-        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
-            return None, None
-        return line, parent
+
+def body_edit(analysis: InlineAnalysis, node: cst.Call, function: cst.FunctionDef,
+              bound: dict[str, cst.BaseExpression], source: str, fresh: Iterator[int],
+              direct: dict[str, cst.BaseExpression] | None = None) -> InlineEdit | None:
+    """The statement that evaluates ``node`` replaced by ``function``'s body, its parameters assigned from
+    ``bound`` (``direct`` ones substituted instead, e.g. a method's `self`), then the statement with the
+    function's result in place of the call; None unless the function has one exit, its last statement."""
+    statements = _body_statements(function)
+    if not statements:
+        return None
+    result = _single_return(statements[-1])
+    body = statements[:-1] if result is not None else statements
+    if _has_inner_exit(body):
+        return None
+    line, small = _statement_of(analysis, node)
+    if line is None:
+        return None
+    direct = direct or {}
+    if set(direct) & _assigned_names(body):
+        return None  # a substituted name is rebound in the body
+    caller = analysis.caller_names(line, function) - {function.name.value}
+    locals_ = _assigned_names(body) | set(bound)
+    renames: dict[str, cst.BaseExpression] = {
+        name: cst.Name(f"{name}_{next(fresh)}") for name in sorted(locals_ & caller)
+        if not (isinstance(bound.get(name), cst.Name) and bound[name].value == name)}  # type: ignore[union-attr]
+    new: list[cst.BaseStatement] = []
+    for name, value in bound.items():
+        target = renames.get(name, cst.Name(name))
+        if isinstance(value, cst.Name) and value.value == target.value:  # type: ignore[attr-defined]
+            continue
+        new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))  # type: ignore[arg-type]
+    mapping = {**renames, **direct}
+    new.extend(substitute(statement, mapping) for statement in body)  # type: ignore[misc]
+    if result is None and getattr(small, "value", None) is not node:
+        return None  # `make_step()(x)` needs the function that make_step returns
+    if result is None and not isinstance(small, cst.Expr):
+        result = cst.Name("None")  # `y = f(x)` with no return in f: y is None
+    if result is not None:
+        value = analysis.fits(node, substitute(result, mapping))  # type: ignore[arg-type]
+        new.append(cst.SimpleStatementLine([small.deep_replace(node, value)]))  # type: ignore[union-attr, list-item]
+    if not new:
+        new.append(cst.SimpleStatementLine([cst.Pass()]))
+    return InlineEdit(line, cst.FlattenSentinel(new), source=source)
+
+
+def _statement_of(analysis: InlineAnalysis, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
+    """The one-statement line that evaluates ``call`` unconditionally: `y = f(x)`, `return g(f(x))`,
+    `make_step(cfg)(x)`. The function's body then runs just before that line (so ``call`` is evaluated
+    before the rest of the line, which is what a person inlining by hand does too)."""
+    child: cst.CSTNode = call
+    parent = analysis.parent(call)
+    while isinstance(parent, cst.BaseExpression) or isinstance(parent, _EXPRESSION_PARTS):
+        if isinstance(parent, _OWN_SCOPES) or (isinstance(parent, cst.IfExp) and child is not parent.test) or (
+                isinstance(parent, cst.BooleanOperation) and child is parent.right):
+            return None, None  # evaluated later, conditionally or in a scope of its own
+        child, parent = parent, analysis.parent(parent)
+    if not isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, (cst.Global, cst.Nonlocal)):
+        return None, None
+    line = analysis.parent(parent)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None, None
+    return line, parent
 
 
 # -- names bound by an assignment ------------------------------------------------------------------------
