@@ -691,3 +691,21 @@ def test_inline_default_argument_no_call_passes():
     ]
     last = candidates(InlinePass().only("inline.default"), "def f(a, *, k=1):\n    return a + k\nf(0)\n")
     assert last == ["def f(a):\n    k = 1\n    return a + k\nf(0)\n"]
+
+
+def test_hoist_reads_one_entry_of_a_comprehension_without_the_loop():
+    source = """
+    y = {k: f(v) for k, v in d.items() if v}["w"]
+    z = ({k: g(data[k]) for k in data if k})["w"]
+    u = [h(x) for x in xs][-1]
+    q = {k: v for k, v in d.items()}[key]
+    """
+    rest = ['y = {k: f(v) for k, v in d.items() if v}["w"]\n', 'z = ({k: g(data[k]) for k in data if k})["w"]\n',
+            'u = [h(x) for x in xs][-1]\n']
+    tail = 'q = {k: v for k, v in d.items()}[key]\n'  # not a constant key: left alone
+
+    def replaced(i: int, line: str) -> str:
+        return "\n" + "".join(line if j == i else r for j, r in enumerate(rest)) + tail
+
+    assert candidates(HoistPass().only("hoist.comprehension-entry"), source) == [
+        replaced(0, 'y = f(d["w"])\n'), replaced(1, 'z = g(data["w"])\n'), replaced(2, 'u = h(xs[-1])\n')]
