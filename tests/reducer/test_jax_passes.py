@@ -709,3 +709,16 @@ def test_hoist_reads_one_entry_of_a_comprehension_without_the_loop():
 
     assert candidates(HoistPass().only("hoist.comprehension-entry"), source) == [
         replaced(0, 'y = f(d["w"])\n'), replaced(1, 'z = g(data["w"])\n'), replaced(2, 'u = h(xs[-1])\n')]
+
+
+def test_inline_items_of_a_list_bound_once_at_constant_indices():
+    out = candidates(InlinePass().only("inline.sequence-item"), """
+    xs = [a, (b, c)]
+    y = xs[-1] + xs[0]
+    n = len(xs)
+    ks = (1, 2)
+    ks[0] = 3
+    z = ks[1]
+    """)
+    assert out == ["\nxs = [a, (b, c)]\ny = (b, c) + a\nn = len(xs)\nks = (1, 2)\nks[0] = 3\nz = ks[1]\n"]
+    assert candidates(InlinePass().only("inline.sequence-item"), "xs = [a, b]\ny = xs[0]\n") == ["y = a\n"]

@@ -736,6 +736,45 @@ class ConfigDict(_BindingSubPass):
             self.offer(InlineEdit(node, replacement, tuple(extra), source=name))
 
 
+class SequenceItem(_BindingSubPass):
+    """`xs = [a, b]` (or a tuple) bound once, `xs[1]` -> `b` at every constant-index read, when nothing
+    stores into it: the list goes once every read is its item."""
+
+    name = "inline.sequence-item"
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        value = node.value
+        if not isinstance(value, (cst.List, cst.Tuple)) or not all(isinstance(e, cst.Element) for e in value.elements):
+            return
+        items = [e.value for e in value.elements]
+        analysis = self.analysis
+        changes = []
+        for use in uses:
+            parent = analysis.parent(use)
+            if not isinstance(parent, cst.Subscript) or parent.value is not use:
+                continue
+            index = parent.slice[0].slice if len(parent.slice) == 1 else None
+            position = _int_literal(index.value) if isinstance(index, cst.Index) else None
+            if position is None or not -len(items) <= position < len(items) or analysis.is_store(parent):
+                return  # a slice, an index we cannot tell, or a store: the list is not a constant
+            changes.append((parent, analysis.fits(parent, items[position])))
+        if changes:
+            (first, replacement), *extra = changes
+            self.offer(InlineEdit(first, replacement, tuple(extra), source=name))
+
+
+def _int_literal(node: cst.BaseExpression) -> int | None:
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    if isinstance(node, cst.Integer):
+        try:
+            return sign * int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    return None
+
+
 class ConfigField(_BindingSubPass):
     """`cfg = Config(hidden=4)`: `cfg.hidden` -> `4`, `cfg.depth` -> the class default, for dataclasses,
     NamedTuples and plain classes whose fields are constants and that define no constructor: the config
@@ -1126,7 +1165,7 @@ class InlinePass(PassGroup):
 
     name = "inline"
     analysis = InlineAnalysis
-    subpasses = (AllUses, CallExpression, CallBody, Pair, Constant, ConfigDict, ConfigField, UsedOnce, Rebinding,
+    subpasses = (AllUses, CallExpression, CallBody, Pair, Constant, ConfigDict, SequenceItem, ConfigField, UsedOnce, Rebinding,
                  FunctionValue, Method, Field, Property, DefaultArgument)
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
