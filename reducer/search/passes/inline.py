@@ -377,6 +377,10 @@ class InlineAnalysis(Analysis):
     def attribute_stores(self) -> dict[str, int]:
         return objects.attribute_stores(self.module)
 
+    @functools.cached_property
+    def mutated_attributes(self) -> set[str]:
+        return objects.mutated_attributes(self.module)
+
     def instance(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.ClassDef, cst.Call | None] | None:
         """The user class whose instance ``expr`` is, and the call that built it (None for `self` in a
         method of a class built in several places): `Cls(a)`, a name bound once to one, `self` in its
@@ -895,8 +899,11 @@ class Field(_InlineSubPass):
         analysis = self.analysis
         if analysis.get(ExpressionContextProvider, node, None) is not ExpressionContext.LOAD:
             return
-        if self._config_field(node):
-            return  # inline.config-field offers it, for every use at once
+        if self._config_field(node) or node.attr.value in analysis.mutated_attributes:
+            return  # inline.config-field offers it, for every use at once; a mutated object must stay one
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node and analysis.field(parent) is not None:
+            return  # `self.cfg.size` -> 5 in one step, not through `Config().size`
         value = analysis.field(node)
         if value is not None:
             self.offer(InlineEdit(node, analysis.fits(node, value), source=_instance_name(analysis, node.value)))

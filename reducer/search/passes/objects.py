@@ -137,3 +137,36 @@ def record_kind(cls: cst.ClassDef, modules: dict[str, str]) -> str:
     if (not bases or bases == ["object"]) and not decorators:
         return "plain"
     return ""
+
+
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
+             "sort", "reverse", "popitem"}
+
+
+def mutated_attributes(module: cst.Module) -> set[str]:
+    """Attribute names whose object is changed in place somewhere: `x.name[k] = v`, `x.name[k] += v`,
+    `x.name.append(v)` (a list's, dict's or set's mutating methods)."""
+    found: set[str] = set()
+
+    def note(target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Attribute):
+            found.add(target.value.attr.value)
+
+    class _Mutations(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            note(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            note(node.target)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            note(node.target)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if (isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS
+                    and isinstance(func.value, cst.Attribute)):
+                found.add(func.value.attr.value)
+
+    module.visit(_Mutations())
+    return found
