@@ -1,7 +1,8 @@
 """Replace expressions by their parts, and compound statements by their bodies.
 
 One pass made of sub-passes (see :mod:`.group`), one edit kind each, with a docstring saying what it removes
-and why: ``hoist.lookup`` (an item picked out of a literal container), ``hoist.receiver`` (the object of a
+and why: ``hoist.lookup`` (an item picked out of a literal container), ``hoist.comprehension-entry`` (the
+entry of a comprehension read at a constant key), ``hoist.receiver`` (the object of a
 method, subscript or attribute), ``hoist.argument`` (a call by one of its arguments), ``hoist.comprehension``,
 ``hoist.single-item`` (a container of one item), ``hoist.jax-constructor``, ``hoist.operand``, ``hoist.eta``
 (a forwarding lambda), ``hoist.bare-expression`` (an assignment by its value), ``hoist.fewer-targets``,

@@ -7,8 +7,12 @@ with a docstring saying what it removes and why: ``inline.all-uses`` (every use 
 ``inline.expression`` (a call of a one-expression function or lambda), ``inline.body`` (a call of a longer
 function), ``inline.pair`` (one pair of `a, b = x, y`), ``inline.constant`` (constants and aliases),
 ``inline.config-dict`` (`CFG["key"]`), ``inline.config-field`` (`cfg.hidden`), ``inline.used-once`` (a
-variable read once), ``inline.rebinding`` (`h = x @ w; h = relu(h)`) and ``inline.function-value`` (a `def`
-passed once as a value). A definition left unused goes in the same candidate.
+variable read once), ``inline.rebinding`` (`h = x @ w; h = relu(h)`), ``inline.function-value`` (a `def`
+passed once as a value), ``inline.sequence-item`` (`xs[1]` of a list bound once); for objects (see
+:mod:`.objects`) ``inline.method`` (`obj.m(a)`, `self._helper()`, `__call__`), ``inline.field`` (`obj.w` set by
+`__init__`, a dataclass or the class body), ``inline.property``; and ``inline.default`` (a parameter default
+no call overrides). A definition left unused goes in the same candidate, and a class or function only it used
+with it.
 """
 
 from __future__ import annotations
