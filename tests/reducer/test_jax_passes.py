@@ -568,12 +568,12 @@ def test_inline_method_calls_bind_self_to_the_instance():
     state = opt.init(p)
     y = opt.update(g, state)
     """
-    head = ('\nclass Adam:\n    def __init__(self, lr):\n        self.lr = lr\n    def init(self, params):\n'
-            '        return {"mu": zeros(params)}\n    def update(self, grads, state):\n        step = self.lr * grads\n'
-            '        return step + state["mu"]\nopt = Adam(0.1)\n')
-    assert candidates(InlinePass().only("inline.method"), source) == [
-        head + 'state = {"mu": zeros(p)}\ny = opt.update(g, state)\n',
-        head + 'state = opt.init(p)\ngrads = g\nstep = opt.lr * grads\ny = step + state["mu"]\n',
+    init = '    def init(self, params):\n        return {"mu": zeros(params)}\n'
+    update = '    def update(self, grads, state):\n        step = self.lr * grads\n        return step + state["mu"]\n'
+    head = '\nclass Adam:\n    def __init__(self, lr):\n        self.lr = lr\n'
+    assert candidates(InlinePass().only("inline.method"), source) == [  # a method goes with its last call
+        head + update + 'opt = Adam(0.1)\nstate = {"mu": zeros(p)}\ny = opt.update(g, state)\n',
+        head + init + 'opt = Adam(0.1)\nstate = opt.init(p)\ngrads = g\nstep = opt.lr * grads\ny = step + state["mu"]\n',
     ]
 
 

@@ -36,9 +36,11 @@ from reducer.search.passes.names import dict_entries, fit, import_aliases, names
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
-    """An inlining; ``source`` names the definition it copies, dropped once nothing uses it."""
+    """An inlining; ``source`` names the definition it copies, dropped once nothing uses it; ``drops`` names
+    methods (`Cls.m`) it may leave unread, dropped then too."""
 
     source: str = ""
+    drops: tuple[str, ...] = ()
 
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
@@ -889,7 +891,8 @@ class Method(_InlineSubPass):
             direct = {me: bound.pop(me)} if isinstance(bound[me], cst.Name) else {}
             edit = body_edit(self.analysis, node, function, bound, source, self.fresh, direct)
         if edit is not None:
-            self.offer(edit)
+            cls = self.analysis.parent(self.analysis.parent(function))  # type: ignore[arg-type]
+            self.offer(dataclasses.replace(edit, drops=(f"{cls.name.value}.{function.name.value}",)))  # type: ignore[union-attr]
 
 
 class Field(_InlineSubPass):
@@ -1051,6 +1054,7 @@ class AllUses(_InlineSubPass):
         return [
             InlineEdit(group[0].node, group[0].replacement,
                        tuple(change for edit in group for change in edit.changes())[1:], source=source,
+                       drops=tuple(dict.fromkeys(d for edit in group for d in edit.drops)),  # type: ignore[attr-defined]
                        origin=cls.name)
             for source, group in by_source.items() if len(group) > 1 and source
         ]
@@ -1191,7 +1195,7 @@ class InlinePass(PassGroup):
         inlined = apply_edits(module, edits)
         sources = {getattr(edit, "source", "") for edit in edits}
         dead = [edit for edit in UnusedDefinitionsPass().edits(inlined) if _defines(edit.node, sources)]
-        dead += _dead_methods(inlined, sources)
+        dead += _dead_methods(inlined, sources | {d for edit in edits for d in getattr(edit, "drops", ())})
         for _ in range(3):  # a class or function only the dropped definitions used goes with them
             if not dead:
                 break
