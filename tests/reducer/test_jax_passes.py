@@ -552,3 +552,173 @@ def test_hoist_binds_a_generator_parameters_to_the_loop_arguments():
     x, y = np.random.default_rng().normal(size=4), 1.0
     f(x)
     """) in candidates(HoistPass(), source)
+
+
+def test_inline_method_calls_bind_self_to_the_instance():
+    source = """
+    class Adam:
+        def __init__(self, lr):
+            self.lr = lr
+        def init(self, params):
+            return {"mu": zeros(params)}
+        def update(self, grads, state):
+            step = self.lr * grads
+            return step + state["mu"]
+    opt = Adam(0.1)
+    state = opt.init(p)
+    y = opt.update(g, state)
+    """
+    init = '    def init(self, params):\n        return {"mu": zeros(params)}\n'
+    update = '    def update(self, grads, state):\n        step = self.lr * grads\n        return step + state["mu"]\n'
+    head = '\nclass Adam:\n    def __init__(self, lr):\n        self.lr = lr\n'
+    assert candidates(InlinePass().only("inline.method"), source) == [  # a method goes with its last call
+        head + update + 'opt = Adam(0.1)\nstate = {"mu": zeros(p)}\ny = opt.update(g, state)\n',
+        head + init + 'opt = Adam(0.1)\nstate = opt.init(p)\ngrads = g\nstep = opt.lr * grads\ny = step + state["mu"]\n',
+    ]
+
+
+def test_inline_every_use_of_an_instance_drops_it_and_its_class():
+    out = candidates(InlinePass().only("inline.all-uses"), """
+    import jax.numpy as jnp
+    class Adam:
+        def __init__(self, lr):
+            pass
+        def init(self, params):
+            return {"mu": jnp.zeros_like(params)}
+        def update(self, grads, state):
+            return grads + state["mu"]
+    opt = Adam(0.1)
+    state = opt.init(p)
+    y = opt.update(g, state)
+    """)
+    assert out == ['\nimport jax.numpy as jnp\nstate = {"mu": jnp.zeros_like(p)}\ny = g + state["mu"]\n']
+
+
+def test_inline_self_helper_call_and_property():
+    source = """
+    class Norm:
+        def __init__(self, eps=1e-5):
+            self.eps = eps * 2
+        def __call__(self, x):
+            return x / self.eps
+    class Model:
+        def __init__(self):
+            self.norm = Norm()
+        @property
+        def width(self):
+            return 3
+        def _features(self, x):
+            h = x @ ones(self.width)
+            return tanh(h)
+        def apply(self, x):
+            return self.norm(self._features(x))
+    y = Model().apply(x)
+    """
+    norm = ('\nclass Norm:\n    def __init__(self, eps=1e-5):\n        self.eps = eps * 2\n    def __call__(self, x):\n'
+            '        return x / self.eps\nclass Model:\n    def __init__(self):\n        self.norm = Norm()\n')
+    width = '    @property\n    def width(self):\n        return 3\n'
+    features = '    def _features(self, x):\n        h = x @ ones(self.width)\n        return tanh(h)\n'
+    assert candidates(InlinePass().only("inline.method"), source) == [
+        # `self.norm(...)`: Norm's __call__, `self` bound to the field that holds the Norm
+        norm + width + features + '    def apply(self, x):\n        return self._features(x) / self.norm.eps\n'
+        'y = Model().apply(x)\n',
+        # `self._features(x)`: its body before the statement; the method goes with its only call
+        norm + width + '    def apply(self, x):\n        h = x @ ones(self.width)\n        return self.norm(tanh(h))\n'
+        'y = Model().apply(x)\n',
+        norm + width + features + 'y = Model().norm(Model()._features(x))\n',
+    ]
+    assert candidates(InlinePass().only("inline.property"), source) == [
+        norm + '    def _features(self, x):\n        h = x @ ones(3)\n        return tanh(h)\n'
+        '    def apply(self, x):\n        return self.norm(self._features(x))\ny = Model().apply(x)\n',
+    ]
+    fields = candidates(InlinePass().only("inline.field"), source.replace("x / self.eps", "x / self.eps + self.k"))
+    norm = norm.replace("x / self.eps", "x / self.eps + self.k")
+    assert fields == [  # `self.k` is set nowhere: it stays
+        norm.replace("x / self.eps", "x / (1e-5 * 2)") + width + features
+        + '    def apply(self, x):\n        return self.norm(self._features(x))\ny = Model().apply(x)\n',
+        norm + width + features + '    def apply(self, x):\n        return Norm()(self._features(x))\ny = Model().apply(x)\n',
+    ]
+
+
+def test_inline_fields_set_by_init_dataclass_and_class_body():
+    source = """
+    from dataclasses import dataclass
+    class Net:
+        scale = 2.0
+        def __init__(self, width, act):
+            self.act = act
+            self.w = ones(width)
+    @dataclass
+    class Batch:
+        x: object
+        y: object = None
+    net = Net(4, tanh)
+    b = Batch(load(0))
+    out = net.act(b.x @ net.w) * net.scale
+    """
+    net = ('\nfrom dataclasses import dataclass\nclass Net:\n    scale = 2.0\n    def __init__(self, width, act):\n'
+           '        self.act = act\n        self.w = ones(width)\n')
+    batch = '@dataclass\nclass Batch:\n    x: object\n    y: object = None\n'
+    assert candidates(InlinePass().only("inline.field"), source) == [
+        net + batch + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = tanh(b.x @ net.w) * net.scale\n',
+        net + 'net = Net(4, tanh)\nout = net.act(load(0) @ net.w) * net.scale\n',  # b and Batch go
+        net + batch + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = net.act(b.x @ ones(4)) * net.scale\n',
+        net + batch + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = net.act(b.x @ net.w) * 2.0\n',
+    ]
+    assert candidates(InlinePass().only("inline.all-uses"), source) == [
+        net + 'net = Net(4, tanh)\nout = net.act(load(0) @ net.w) * net.scale\n',  # b (also read once)
+        '\nfrom dataclasses import dataclass\n' + batch + 'b = Batch(load(0))\nout = tanh(b.x @ ones(4)) * 2.0\n',
+    ]
+    # A field assigned anywhere else is not the value __init__ gave it.
+    mutated = candidates(InlinePass().only("inline.field"), source + "net.w = 0\n")
+    assert len(mutated) == 3 and all("ones(4)" not in o for o in mutated)
+
+
+def test_inline_default_argument_no_call_passes():
+    out = candidates(InlinePass().only("inline.default"), """
+    def main(n, scale=cfg(), *, steps=3, seed=0):
+        \"\"\"Doc.\"\"\"
+        return n * scale + steps
+    def run(a, b=1):
+        return a + b
+    main(5, seed=1)
+    run(1, 2)
+    """)
+    rest = 'def run(a, b=1):\n    return a + b\nmain(5, seed=1)\nrun(1, 2)\n'
+    assert out == [
+        '\ndef main(n, *, steps=3, seed=0):\n    """Doc."""\n    scale = cfg()\n    return n * scale + steps\n' + rest,
+        '\ndef main(n, scale=cfg(), *, seed=0):\n    """Doc."""\n    steps = 3\n    return n * scale + steps\n' + rest,
+    ]
+    last = candidates(InlinePass().only("inline.default"), "def f(a, *, k=1):\n    return a + k\nf(0)\n")
+    assert last == ["def f(a):\n    k = 1\n    return a + k\nf(0)\n"]
+
+
+def test_hoist_reads_one_entry_of_a_comprehension_without_the_loop():
+    source = """
+    y = {k: f(v) for k, v in d.items() if v}["w"]
+    z = ({k: g(data[k]) for k in data if k})["w"]
+    u = [h(x) for x in xs][-1]
+    q = {k: v for k, v in d.items()}[key]
+    """
+    rest = ['y = {k: f(v) for k, v in d.items() if v}["w"]\n', 'z = ({k: g(data[k]) for k in data if k})["w"]\n',
+            'u = [h(x) for x in xs][-1]\n']
+    tail = 'q = {k: v for k, v in d.items()}[key]\n'  # not a constant key: left alone
+
+    def replaced(i: int, line: str) -> str:
+        return "\n" + "".join(line if j == i else r for j, r in enumerate(rest)) + tail
+
+    assert candidates(HoistPass().only("hoist.comprehension-entry"), source) == [
+        replaced(0, 'y = f(d["w"])\n'), replaced(1, 'z = g(data["w"])\n'), replaced(2, 'u = h(xs[-1])\n')]
+
+
+def test_inline_items_of_a_list_bound_once_at_constant_indices():
+    out = candidates(InlinePass().only("inline.sequence-item"), """
+    xs = [a, (b, c)]
+    y = xs[-1] + xs[0]
+    n = len(xs)
+    ks = (1, 2)
+    ks[0] = 3
+    z = ks[1]
+    """)
+    assert out == ["\nxs = [a, (b, c)]\ny = (b, c) + a\nn = len(xs)\nks = (1, 2)\nks[0] = 3\nz = ks[1]\n"]
+    assert candidates(InlinePass().only("inline.sequence-item"), "xs = [a, b]\ny = xs[0]\n") == ["y = a\n"]

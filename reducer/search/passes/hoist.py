@@ -1,7 +1,8 @@
 """Replace expressions by their parts, and compound statements by their bodies.
 
 One pass made of sub-passes (see :mod:`.group`), one edit kind each, with a docstring saying what it removes
-and why: ``hoist.lookup`` (an item picked out of a literal container), ``hoist.receiver`` (the object of a
+and why: ``hoist.lookup`` (an item picked out of a literal container), ``hoist.comprehension-entry`` (the
+entry of a comprehension read at a constant key), ``hoist.receiver`` (the object of a
 method, subscript or attribute), ``hoist.argument`` (a call by one of its arguments), ``hoist.comprehension``,
 ``hoist.single-item`` (a container of one item), ``hoist.jax-constructor``, ``hoist.operand``, ``hoist.eta``
 (a forwarding lambda), ``hoist.bare-expression`` (an assignment by its value), ``hoist.fewer-targets``,
@@ -19,7 +20,7 @@ from libcst.metadata import ExpressionContext, ExpressionContextProvider, Parent
 from reducer.search.passes.base import REMOVE, Edit, block_statements
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, name_uses, names_in,
-                                  parenthesize_always, qualified_name, substitute)
+                                  parenthesize, parenthesize_always, qualified_name, substitute)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -287,6 +288,57 @@ class Lookup(_HoistSubPass):
             self.offer_parts(node, _first_elements(arguments[0].args[0].value))
 
 
+class ComprehensionEntry(_HoistSubPass):
+    """`{k: f(v) for k, v in d.items()}["w"]` -> `f(d["w"])`, `{k: g(k) for k in keys}["w"]` -> `g("w")`,
+    `[f(x) for x in xs][0]` -> `f(xs[0])`: the one entry a comprehension is read for, computed alone, so the
+    loop over every key or item goes."""
+
+    name = "hoist.comprehension-entry"
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.analysis.loads(node) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            entry = _comprehension_entry(node.value, node.slice[0].slice.value)
+            if entry is not None:
+                self.offer_parts(node, [entry])
+
+
+def _comprehension_entry(comp: cst.BaseExpression, key: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What entry ``key`` of the comprehension ``comp`` holds, written without the loop (one `for`)."""
+    if not isinstance(comp, (cst.DictComp, cst.ListComp)):
+        return None
+    loop = comp.for_in
+    if loop.inner_for_in is not None or loop.asynchronous is not None:
+        return None
+    target, iterable = loop.target, loop.iter
+    if isinstance(comp, cst.ListComp):
+        if loop.ifs or _literal_index(key) is None or not isinstance(target, cst.Name):
+            return None
+        item = cst.Subscript(parenthesize(iterable), [cst.SubscriptElement(cst.Index(key))])
+        return substitute(comp.elt, {target.value: item})  # type: ignore[return-value]
+    if not isinstance(key, (cst.SimpleString, cst.Integer)):
+        return None
+    pairs = _items_of(iterable)
+    if isinstance(target, cst.Name) and isinstance(comp.key, cst.Name) and comp.key.value == target.value:
+        if pairs is not None:
+            return None  # `for k in d.items()` iterates pairs
+        return substitute(comp.value, {target.value: key})  # type: ignore[return-value]
+    names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)] \
+        if isinstance(target, cst.Tuple) else []
+    if pairs is None or len(names) != 2 or len(target.elements) != 2 or not (  # type: ignore[union-attr]
+            isinstance(comp.key, cst.Name) and comp.key.value == names[0]):
+        return None
+    item = cst.Subscript(parenthesize(pairs), [cst.SubscriptElement(cst.Index(key))])
+    return substitute(comp.value, {names[0]: key, names[1]: item})  # type: ignore[return-value]
+
+
+def _items_of(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`d` for `d.items()`, else None."""
+    if (isinstance(iterable, cst.Call) and not iterable.args and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value == "items"):
+        return iterable.func.value
+    return None
+
+
 class Receiver(_HoistSubPass):
     """`x.astype(t)` -> `x`, `a[i]` -> `a`, `x.T` -> `x`: the object a method, subscript or attribute is
     applied to, which drops the operation (often what the bug does not need: a cast, a slice, a transpose)."""
@@ -490,6 +542,6 @@ class HoistPass(PassGroup):
 
     name = "hoist"
     analysis = HoistAnalysis
-    subpasses = (Lookup, Receiver, Argument, Comprehension, SingleItem, JaxConstructor, Operand, EtaReduction,
+    subpasses = (Lookup, ComprehensionEntry, Receiver, Argument, Comprehension, SingleItem, JaxConstructor, Operand, EtaReduction,
                  BareExpression, FewerTargets, Branch, OnePass, WithBody)
     prune = (cst.FormattedString,)  # quotes and braces inside f-strings are restricted: leave them alone

@@ -7,21 +7,27 @@ with a docstring saying what it removes and why: ``inline.all-uses`` (every use 
 ``inline.expression`` (a call of a one-expression function or lambda), ``inline.body`` (a call of a longer
 function), ``inline.pair`` (one pair of `a, b = x, y`), ``inline.constant`` (constants and aliases),
 ``inline.config-dict`` (`CFG["key"]`), ``inline.config-field`` (`cfg.hidden`), ``inline.used-once`` (a
-variable read once), ``inline.rebinding`` (`h = x @ w; h = relu(h)`) and ``inline.function-value`` (a `def`
-passed once as a value). A definition left unused goes in the same candidate.
+variable read once), ``inline.rebinding`` (`h = x @ w; h = relu(h)`), ``inline.function-value`` (a `def`
+passed once as a value), ``inline.sequence-item`` (`xs[1]` of a list bound once); for objects (see
+:mod:`.objects`) ``inline.method`` (`obj.m(a)`, `self._helper()`, `__call__`), ``inline.field`` (`obj.w` set by
+`__init__`, a dataclass or the class body), ``inline.property``; and ``inline.default`` (a parameter default
+no call overrides). A definition left unused goes in the same candidate, and a class or function only it used
+with it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope,
                              ParentNodeProvider, ScopeProvider)
 
+from reducer.search.passes import objects
 from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements
 from reducer.search.passes.cleanup import UnusedDefinitionsPass
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
@@ -30,9 +36,11 @@ from reducer.search.passes.names import dict_entries, fit, import_aliases, names
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
-    """An inlining; ``source`` names the definition it copies, dropped once nothing uses it."""
+    """An inlining; ``source`` names the definition it copies, dropped once nothing uses it; ``drops`` names
+    methods (`Cls.m`) it may leave unread, dropped then too."""
 
     source: str = ""
+    drops: tuple[str, ...] = ()
 
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
@@ -147,9 +155,10 @@ def is_constant(expr: cst.BaseExpression, modules: set[str]) -> bool:
 _CONSTRUCTORS = {"__init__", "__new__", "__post_init__", "__getattr__", "__getattribute__", "__setattr__"}
 
 
-def config_fields(cls: cst.ClassDef, call: cst.Call, modules: dict[str, str]) -> dict[str, cst.BaseExpression] | None:
+def config_fields(cls: cst.ClassDef, call: cst.Call, modules: dict[str, str],
+                  only_constants: bool = True) -> dict[str, cst.BaseExpression] | None:
     """What each field of ``cls`` holds in the instance ``call`` builds, for the fields whose value is a
-    constant; None unless ``cls`` is a dataclass, a NamedTuple or a plain class without a constructor."""
+    constant (any value unless ``only_constants``); None unless ``cls`` is a dataclass, a NamedTuple or a plain class without a constructor."""
     bases = [qualified_name(b.value, modules) for b in cls.bases]
     decorators = [qualified_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator, modules)
                   for d in cls.decorators]
@@ -183,7 +192,7 @@ def config_fields(cls: cst.ClassDef, call: cst.Call, modules: dict[str, str]) ->
             if arg.keyword.value not in dict(ordered):
                 return None
             values[arg.keyword.value] = arg.value
-    return {name: value for name, value in values.items() if is_constant(value, set(modules))}
+    return {name: value for name, value in values.items() if not only_constants or is_constant(value, set(modules))}
 
 
 def _class_bindings(statement: cst.BaseStatement):
@@ -195,6 +204,24 @@ def _class_bindings(statement: cst.BaseStatement):
             yield small.target.value, small.value, True
         elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
             yield small.targets[0].target.value, small.value, False
+
+
+def _class_binding(cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
+    """The value a class body binds to ``name`` (`name = v` or `name: T = v`), if it binds it once."""
+    found = [value for statement in block_statements(cls.body) for bound, value, _ in _class_bindings(statement)
+             if bound == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _class_defs(module: cst.Module) -> list[cst.ClassDef]:
+    found: list[cst.ClassDef] = []
+
+    class _Classes(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            found.append(node)
+
+    module.visit(_Classes())
+    return found
 
 
 class InlineAnalysis(Analysis):
@@ -324,6 +351,182 @@ class InlineAnalysis(Analysis):
             return None
         return function, bound, node.func.value if isinstance(node.func, cst.Name) else ""
 
+    # -- objects: what an expression's instance is, and what its fields and methods are ---------------------
+    @functools.cached_property
+    def classes(self) -> dict[str, cst.ClassDef]:
+        """Module-level classes bound once and subclassed nowhere in the module (so a method defined in one
+        is the method its instances run)."""
+        bases = {b.value.value for c in _class_defs(self.module) for b in c.bases if isinstance(b.value, cst.Name)}
+        found = {}
+        for statement in self.module.body:
+            if isinstance(statement, cst.ClassDef) and statement.name.value not in bases:
+                scope = self.scope(statement)
+                if scope is not None and len(scope.assignments[statement.name.value]) == 1:
+                    found[statement.name.value] = statement
+        return found
+
+    @functools.cached_property
+    def constructions(self) -> dict[str, list[cst.Call]]:
+        """Class name -> the calls `Cls(...)` that build its instances, in source order."""
+        found: dict[str, list[cst.Call]] = {}
+        classes = self.classes
+
+        class _Calls(cst.CSTVisitor):
+            def visit_Call(self, node: cst.Call) -> None:
+                if isinstance(node.func, cst.Name) and node.func.value in classes:
+                    found.setdefault(node.func.value, []).append(node)
+
+        self.module.visit(_Calls())
+        return found
+
+    @functools.cached_property
+    def attribute_stores(self) -> dict[str, int]:
+        return objects.attribute_stores(self.module)
+
+    @functools.cached_property
+    def mutated_attributes(self) -> set[str]:
+        return objects.mutated_attributes(self.module)
+
+    def instance(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.ClassDef, cst.Call | None] | None:
+        """The user class whose instance ``expr`` is, and the call that built it (None for `self` in a
+        method of a class built in several places): `Cls(a)`, a name bound once to one, `self` in its
+        methods, or a field holding one (`self.norm = Norm(d)`)."""
+        if isinstance(expr, cst.Call):
+            cls = self._class_called(expr)
+            return None if cls is None else (cls, expr)
+        if isinstance(expr, cst.Name):
+            scope = self.scope(expr)
+            assignments = list(scope[expr.value]) if scope is not None else []
+            if len(assignments) != 1:
+                return None
+            node = getattr(assignments[0], "node", None)
+            if isinstance(node, cst.Param):
+                return self._self_instance(node)
+            target = self.parent(node) if isinstance(node, cst.Name) else None
+            assign = self.parent(target) if isinstance(target, cst.AssignTarget) else None
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and target.target is node:  # type: ignore[union-attr]
+                return self.instance(assign.value, depth) if isinstance(assign.value, cst.Call) else None
+            return None
+        if isinstance(expr, cst.Attribute) and depth < 3:
+            value = self.field(expr, depth + 1)
+            return self.instance(value, depth + 1) if isinstance(value, cst.Call) else None
+        return None
+
+    def _class_called(self, call: cst.Call) -> cst.ClassDef | None:
+        if not isinstance(call.func, cst.Name) or call.func.value not in self.classes:
+            return None
+        scope = self.scope(call.func)  # None for a call the passes built, where only module names reach
+        if scope is not None and [getattr(a, "node", None) for a in scope[call.func.value]] != [
+                self.classes[call.func.value]]:
+            return None
+        return self.classes[call.func.value]
+
+    def _self_instance(self, param: cst.Param) -> tuple[cst.ClassDef, cst.Call | None] | None:
+        """`self` in a method: its class, and the one call that builds the class's instances (if one)."""
+        function = self.parent(self.parent(param))  # type: ignore[arg-type]
+        block = self.parent(function) if isinstance(function, cst.FunctionDef) else None
+        cls = self.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        if not isinstance(cls, cst.ClassDef) or self.classes.get(cls.name.value) is not cls:
+            return None
+        if objects.methods(cls).get(function.name.value) is not function:  # type: ignore[union-attr]
+            return None  # a static or class method, or a name bound twice
+        if objects.self_name(function) != param.name.value:  # type: ignore[arg-type]
+            return None
+        calls = self.constructions.get(cls.name.value, [])
+        return cls, calls[0] if len(calls) == 1 else None
+
+    def field(self, node: cst.Attribute, depth: int = 0) -> cst.BaseExpression | None:
+        """What `obj.name` holds, written where ``node`` is: the value `__init__` assigns to `self.name`
+        (its parameters bound to the constructor's arguments, `self` to ``obj``), the dataclass or
+        NamedTuple field's argument or default, or a class attribute; None if it cannot be told."""
+        found = self.instance(node.value, depth)
+        if found is None:
+            return None
+        cls, call = found
+        name = node.attr.value
+        if name in objects.methods(cls):
+            return None
+        kind = objects.record_kind(cls, self.modules)
+        init = objects.init_fields(cls) if kind == "plain" else None
+        stores = self.attribute_stores.get(name, 0)
+        if init is not None:
+            function, fields = init
+            if name in fields and stores == 1:
+                return self._bound_value(fields[name], function, call, node)
+            if name in fields or stores:
+                return None
+            return _class_binding(cls, name)
+        if stores:
+            return None
+        if kind in ("dataclass", "namedtuple"):
+            if call is None:
+                return None
+            fields = config_fields(cls, call, self.modules, only_constants=False)
+            if fields is None or name not in fields or not self._portable([fields[name]], call, node):
+                return None
+            return fields[name]
+        return _class_binding(cls, name) if kind == "plain" else None
+
+    def _bound_value(self, value: cst.BaseExpression, init: cst.FunctionDef, call: cst.Call | None,
+                     node: cst.Attribute) -> cst.BaseExpression | None:
+        params = {p.name.value for p in _all_params(init.params)}
+        me = objects.self_name(init)
+        used = names_in(value)
+        if used & (_assigned_names(_body_statements(init)) - params):
+            return None  # reads a local of __init__
+        if self.inside(node, init):
+            return None  # in __init__ the parameters are the parameters
+        mapping: dict[str, cst.BaseExpression] = {me: node.value}
+        if used & (params - {me}):
+            if call is None:
+                return None
+            bound = bind_arguments(objects.without_self(init.params), call)
+            if bound is None or not self._portable([bound[n] for n in used & set(bound)], call, node):
+                return None
+            mapping.update(bound)
+        return substitute(value, mapping)  # type: ignore[return-value]
+
+    def _portable(self, values: Sequence[cst.BaseExpression], origin: cst.CSTNode, use: cst.CSTNode) -> bool:
+        """Whether ``values``, written at ``origin``, mean the same at ``use``: the same scope, or only names
+        from the module's scope that no local of the use's scope shadows."""
+        origin_scope, use_scope = self.scope(origin), self.scope(use)
+        if origin_scope is not None and origin_scope is use_scope:
+            return True
+        names = set().union(*(names_in(v) for v in values))
+        if not names:
+            return True
+        if origin_scope is None:
+            return False  # a call the passes built
+        if any(not isinstance(a.scope, GlobalScope) for name in names for a in origin_scope[name]):
+            return False  # a local of the function the values are written in
+        return isinstance(use_scope, GlobalScope) or not any(n in use_scope.assignments for n in names)  # type: ignore[union-attr]
+
+    def method_call(self, node: cst.Call) -> tuple[cst.FunctionDef, dict[str, cst.BaseExpression], str] | None:
+        """For `obj.m(a)` (or `obj(a)` with `__call__`) on an instance of a user class: the method, its
+        parameters' values (`self` bound to `obj`) and the name of what inlining it uses up (the instance's
+        name, or `Cls.m` for `self.m()` and `Cls().m()`)."""
+        if self.in_fstring(node):
+            return None
+        receiver, method = node.func, "__call__"
+        if isinstance(node.func, cst.Attribute):
+            found = self.instance(node.func.value)
+            if found is not None and node.func.attr.value in objects.methods(found[0]):
+                receiver, method = node.func.value, node.func.attr.value
+        found = self.instance(receiver)
+        if found is None:
+            return None
+        cls = found[0]
+        function = objects.methods(cls).get(method)
+        if function is None or function.decorators or method == "__init__" or self.inside(node, function):
+            return None
+        bound = bind_arguments(objects.without_self(function.params), node)
+        if bound is None:
+            return None
+        bound[objects.self_name(function)] = receiver
+        instance = isinstance(receiver, cst.Name) and not isinstance(
+            getattr(next(iter(self.scope(receiver)[receiver.value])), "node", None), cst.Param)  # type: ignore[index]
+        return function, bound, receiver.value if instance else f"{cls.name.value}.{method}"  # type: ignore[attr-defined]
+
 
 def _one_expression(function: cst.FunctionDef | cst.Lambda) -> cst.BaseExpression | None:
     """The expression a lambda, or a def whose body is one `return`, computes; None for a longer def."""
@@ -361,16 +564,23 @@ class CallExpression(_InlineSubPass):
         if found is None:
             return
         function, bound, source = found
-        expr = _one_expression(function)
-        if expr is None:
-            return
-        analysis = self.analysis
-        free = names_in(expr) - set(bound)
-        caller_scope = analysis.scope(node)
-        if caller_scope is not None and not isinstance(caller_scope, GlobalScope) and any(
-                name in caller_scope.assignments for name in free):
-            return  # a free name of the function would mean something else at the call site
-        self.offer(InlineEdit(node, analysis.fits(node, substitute(expr, dict(bound))), source=source))
+        edit = expression_edit(self.analysis, node, function, bound, source)
+        if edit is not None:
+            self.offer(edit)
+
+
+def expression_edit(analysis: InlineAnalysis, node: cst.Call, function: cst.FunctionDef | cst.Lambda,
+                    bound: dict[str, cst.BaseExpression], source: str) -> InlineEdit | None:
+    """``node`` replaced by the one expression ``function`` computes, its parameters bound to ``bound``."""
+    expr = _one_expression(function)
+    if expr is None:
+        return None
+    free = names_in(expr) - set(bound)
+    caller_scope = analysis.scope(node)
+    if caller_scope is not None and not isinstance(caller_scope, GlobalScope) and any(
+            name in caller_scope.assignments for name in free):
+        return None  # a free name of the function would mean something else at the call site
+    return InlineEdit(node, analysis.fits(node, substitute(expr, dict(bound))), source=source)
 
 
 class CallBody(_InlineSubPass):
@@ -391,55 +601,72 @@ class CallBody(_InlineSubPass):
             return
         function, bound, source = found
         assert isinstance(function, cst.FunctionDef)
-        statements = _body_statements(function)
-        if not statements:
-            return
-        result = _single_return(statements[-1])
-        body = statements[:-1] if result is not None else statements
-        if _has_inner_exit(body):
-            return
-        line, small = self._statement_of(node)
-        if line is None:
-            return
-        caller = self.analysis.caller_names(line, function) - {function.name.value}
-        locals_ = _assigned_names(body) | set(bound)
-        renames = {name: cst.Name(f"{name}_{next(self.fresh)}") for name in sorted(locals_ & caller)
-                   if not (isinstance(bound.get(name), cst.Name) and bound[name].value == name)}  # type: ignore[union-attr]
-        new: list[cst.BaseStatement] = []
-        for name, value in bound.items():
-            target = renames.get(name, cst.Name(name))
-            if isinstance(value, cst.Name) and value.value == target.value:
-                continue
-            new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
-        new.extend(substitute(statement, renames) for statement in body)  # type: ignore[misc]
-        if result is None and getattr(small, "value", None) is not node:
-            return  # `make_step()(x)` needs the function that make_step returns
-        if result is None and not isinstance(small, cst.Expr):
-            result = cst.Name("None")  # `y = f(x)` with no return in f: y is None
-        if result is not None:
-            value = self.analysis.fits(node, substitute(result, renames))  # type: ignore[arg-type]
-            new.append(cst.SimpleStatementLine([small.deep_replace(node, value)]))  # type: ignore[union-attr, list-item]
-        if not new:
-            new.append(cst.SimpleStatementLine([cst.Pass()]))
-        self.offer(InlineEdit(line, cst.FlattenSentinel(new), source=source))
+        edit = body_edit(self.analysis, node, function, bound, source, self.fresh)
+        if edit is not None:
+            self.offer(edit)
 
-    def _statement_of(self, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
-        """The one-statement line that evaluates ``call`` unconditionally: `y = f(x)`, `return g(f(x))`,
-        `make_step(cfg)(x)`. The function's body then runs just before that line (so ``call`` is evaluated
-        before the rest of the line, which is what a person inlining by hand does too)."""
-        child: cst.CSTNode = call
-        parent = self.analysis.parent(call)
-        while isinstance(parent, cst.BaseExpression) or isinstance(parent, _EXPRESSION_PARTS):
-            if isinstance(parent, _OWN_SCOPES) or (isinstance(parent, cst.IfExp) and child is not parent.test) or (
-                    isinstance(parent, cst.BooleanOperation) and child is parent.right):
-                return None, None  # evaluated later, conditionally or in a scope of its own
-            child, parent = parent, self.analysis.parent(parent)
-        if not isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, (cst.Global, cst.Nonlocal)):
-            return None, None
-        line = self.analysis.parent(parent)
-        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
-            return None, None
-        return line, parent
+
+def body_edit(analysis: InlineAnalysis, node: cst.Call, function: cst.FunctionDef,
+              bound: dict[str, cst.BaseExpression], source: str, fresh: Iterator[int],
+              direct: dict[str, cst.BaseExpression] | None = None) -> InlineEdit | None:
+    """The statement that evaluates ``node`` replaced by ``function``'s body, its parameters assigned from
+    ``bound`` (``direct`` ones substituted instead, e.g. a method's `self`), then the statement with the
+    function's result in place of the call; None unless the function has one exit, its last statement."""
+    statements = _body_statements(function)
+    if not statements:
+        return None
+    result = _single_return(statements[-1])
+    body = statements[:-1] if result is not None else statements
+    if _has_inner_exit(body):
+        return None
+    line, small = _statement_of(analysis, node)
+    if line is None:
+        return None
+    direct = direct or {}
+    if set(direct) & _assigned_names(body):
+        return None  # a substituted name is rebound in the body
+    caller = analysis.caller_names(line, function) - {function.name.value}
+    locals_ = _assigned_names(body) | set(bound)
+    renames: dict[str, cst.BaseExpression] = {
+        name: cst.Name(f"{name}_{next(fresh)}") for name in sorted(locals_ & caller)
+        if not (isinstance(bound.get(name), cst.Name) and bound[name].value == name)}  # type: ignore[union-attr]
+    new: list[cst.BaseStatement] = []
+    for name, value in bound.items():
+        target = renames.get(name, cst.Name(name))
+        if isinstance(value, cst.Name) and value.value == target.value:  # type: ignore[attr-defined]
+            continue
+        new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))  # type: ignore[arg-type]
+    mapping = {**renames, **direct}
+    new.extend(substitute(statement, mapping) for statement in body)  # type: ignore[misc]
+    if result is None and getattr(small, "value", None) is not node:
+        return None  # `make_step()(x)` needs the function that make_step returns
+    if result is None and not isinstance(small, cst.Expr):
+        result = cst.Name("None")  # `y = f(x)` with no return in f: y is None
+    if result is not None:
+        value = analysis.fits(node, substitute(result, mapping))  # type: ignore[arg-type]
+        new.append(cst.SimpleStatementLine([small.deep_replace(node, value)]))  # type: ignore[union-attr, list-item]
+    if not new:
+        new.append(cst.SimpleStatementLine([cst.Pass()]))
+    return InlineEdit(line, cst.FlattenSentinel(new), source=source)
+
+
+def _statement_of(analysis: InlineAnalysis, call: cst.Call) -> tuple[cst.SimpleStatementLine | None, cst.CSTNode | None]:
+    """The one-statement line that evaluates ``call`` unconditionally: `y = f(x)`, `return g(f(x))`,
+    `make_step(cfg)(x)`. The function's body then runs just before that line (so ``call`` is evaluated
+    before the rest of the line, which is what a person inlining by hand does too)."""
+    child: cst.CSTNode = call
+    parent = analysis.parent(call)
+    while isinstance(parent, cst.BaseExpression) or isinstance(parent, _EXPRESSION_PARTS):
+        if isinstance(parent, _OWN_SCOPES) or (isinstance(parent, cst.IfExp) and child is not parent.test) or (
+                isinstance(parent, cst.BooleanOperation) and child is parent.right):
+            return None, None  # evaluated later, conditionally or in a scope of its own
+        child, parent = parent, analysis.parent(parent)
+    if not isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, (cst.Global, cst.Nonlocal)):
+        return None, None
+    line = analysis.parent(parent)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None, None
+    return line, parent
 
 
 # -- names bound by an assignment ------------------------------------------------------------------------
@@ -517,6 +744,45 @@ class ConfigDict(_BindingSubPass):
         if changes:
             (node, replacement), *extra = changes
             self.offer(InlineEdit(node, replacement, tuple(extra), source=name))
+
+
+class SequenceItem(_BindingSubPass):
+    """`xs = [a, b]` (or a tuple) bound once, `xs[1]` -> `b` at every constant-index read, when nothing
+    stores into it: the list goes once every read is its item."""
+
+    name = "inline.sequence-item"
+
+    def binding(self, node: cst.Assign, name: str, uses: list[cst.Name]) -> None:
+        value = node.value
+        if not isinstance(value, (cst.List, cst.Tuple)) or not all(isinstance(e, cst.Element) for e in value.elements):
+            return
+        items = [e.value for e in value.elements]
+        analysis = self.analysis
+        changes = []
+        for use in uses:
+            parent = analysis.parent(use)
+            if not isinstance(parent, cst.Subscript) or parent.value is not use:
+                continue
+            index = parent.slice[0].slice if len(parent.slice) == 1 else None
+            position = _int_literal(index.value) if isinstance(index, cst.Index) else None
+            if position is None or not -len(items) <= position < len(items) or analysis.is_store(parent):
+                return  # a slice, an index we cannot tell, or a store: the list is not a constant
+            changes.append((parent, analysis.fits(parent, items[position])))
+        if changes:
+            (first, replacement), *extra = changes
+            self.offer(InlineEdit(first, replacement, tuple(extra), source=name))
+
+
+def _int_literal(node: cst.BaseExpression) -> int | None:
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    if isinstance(node, cst.Integer):
+        try:
+            return sign * int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    return None
 
 
 class ConfigField(_BindingSubPass):
@@ -600,6 +866,149 @@ class Rebinding(_InlineSubPass):
                 self.offer(InlineEdit(first, REMOVE, ((use, self.analysis.fits(use, value)),)))  # type: ignore[arg-type]
 
 
+# -- objects ---------------------------------------------------------------------------------------------
+class Method(_InlineSubPass):
+    """`opt.update(g, s)`, `self._helper(x)`, `Model(cfg).apply(x)`, `norm(x)` (its class's `__call__`) ->
+    the method's expression, or its body before the statement, `self` bound to the object: method chains
+    collapse like function calls, and once every use of an instance is inlined, the instance and its class
+    go in the same candidate."""
+
+    name = "inline.method"
+
+    def __init__(self, analysis: InlineAnalysis, found: list[Edit]):
+        super().__init__(analysis, found)
+        self.fresh = itertools.count(1)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found = self.analysis.method_call(node)
+        if found is None:
+            return
+        function, bound, source = found
+        if _one_expression(function) is not None:
+            edit = expression_edit(self.analysis, node, function, bound, source)
+        else:
+            me = objects.self_name(function)
+            direct = {me: bound.pop(me)} if isinstance(bound[me], cst.Name) else {}
+            edit = body_edit(self.analysis, node, function, bound, source, self.fresh, direct)
+        if edit is not None:
+            cls = self.analysis.parent(self.analysis.parent(function))  # type: ignore[arg-type]
+            self.offer(dataclasses.replace(edit, drops=(f"{cls.name.value}.{function.name.value}",)))  # type: ignore[union-attr]
+
+
+class Field(_InlineSubPass):
+    """`obj.w` or `self.w` -> what `__init__` assigned to `self.w` (its parameters bound to the arguments of
+    the call that built the object), a dataclass or NamedTuple field's argument, a class attribute: the object
+    stops carrying values, and goes once nothing else of it is used."""
+
+    name = "inline.field"
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        analysis = self.analysis
+        if analysis.get(ExpressionContextProvider, node, None) is not ExpressionContext.LOAD:
+            return
+        if self._config_field(node) or node.attr.value in analysis.mutated_attributes:
+            return  # inline.config-field offers it, for every use at once; a mutated object must stay one
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node and analysis.field(parent) is not None:
+            return  # `self.cfg.size` -> 5 in one step, not through `Config().size`
+        value = analysis.field(node)
+        if value is not None:
+            self.offer(InlineEdit(node, analysis.fits(node, value), source=_instance_name(analysis, node.value)))
+
+    def _config_field(self, node: cst.Attribute) -> bool:
+        found = self.analysis.instance(node.value) if isinstance(node.value, cst.Name) else None
+        if found is None or found[1] is None or self.analysis.scope(found[1]) is None:
+            return False
+        fields = config_fields(found[0], found[1], self.analysis.modules)
+        return fields is not None and node.attr.value in fields
+
+
+class Property(_InlineSubPass):
+    """`obj.size` for a `@property` whose body is one `return` -> that expression, `self` bound to `obj`."""
+
+    name = "inline.property"
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        analysis = self.analysis
+        if analysis.get(ExpressionContextProvider, node, None) is not ExpressionContext.LOAD:
+            return
+        found = analysis.instance(node.value)
+        function = objects.methods(found[0]).get(node.attr.value) if found is not None else None
+        if function is None or not objects.is_property(function) or analysis.inside(node, function):
+            return
+        source = _instance_name(analysis, node.value) or f"{found[0].name.value}.{node.attr.value}"  # type: ignore[index]
+        edit = expression_edit(analysis, node, function, {objects.self_name(function): node.value}, source)  # type: ignore[arg-type]
+        if edit is not None:
+            self.offer(edit)
+
+
+def _instance_name(analysis: InlineAnalysis, receiver: cst.BaseExpression) -> str:
+    """The name an instance is bound to (not `self`), which dies once its uses are inlined; else ''."""
+    if not isinstance(receiver, cst.Name):
+        return ""
+    scope = analysis.scope(receiver)
+    assignments = list(scope[receiver.value]) if scope is not None else []
+    if len(assignments) != 1 or isinstance(getattr(assignments[0], "node", None), cst.Param):
+        return ""
+    return receiver.value
+
+
+class DefaultArgument(_InlineSubPass):
+    """`def main(cfg=Config()): ...` whose every call leaves `cfg` out -> `def main():` with `cfg = Config()`
+    first in its body: the parameter goes, and its value is open to the other inlinings."""
+
+    name = "inline.default"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        analysis = self.analysis
+        uses = analysis.uses(node, node.name.value)
+        if uses is None or node.asynchronous is not None:
+            return
+        calls = [analysis.parent(use) for use in uses]
+        if not all(isinstance(c, cst.Call) and c.func is use and not any(a.star for a in c.args)
+                   for c, use in zip(calls, uses)):
+            return  # passed as a value: who knows what calls it
+        statements = _body_statements(node)
+        ordered = [*node.params.posonly_params, *node.params.params]
+        local = _assigned_names(statements) | {p.name.value for p in _all_params(node.params)}
+        for param in [*ordered, *node.params.kwonly_params]:
+            if param.default is None or names_in(param.default) & local:
+                continue
+            position = next((i for i, p in enumerate(ordered) if p is param), len(ordered))
+            if any(sum(a.keyword is None for a in c.args) > position  # type: ignore[union-attr]
+                   or any(a.keyword is not None and a.keyword.value == param.name.value for a in c.args)  # type: ignore[union-attr]
+                   for c in calls):
+                continue
+            self.offer(InlineEdit(node, _without_param(node, param)))
+
+
+def _without_param(func: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
+    """``func`` without ``param``, which its body's first statement (after a docstring) binds to its default."""
+    params = func.params
+    changes = {}
+    for field in ("posonly_params", "params", "kwonly_params"):
+        items = list(getattr(params, field))
+        if any(item is param for item in items):
+            last = items[-1] is param
+            items = [item for item in items if item is not param]
+            if last and items:
+                items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            changes[field] = items
+    if not changes.get("kwonly_params", params.kwonly_params) and isinstance(params.star_arg, cst.ParamStar):
+        changes["star_arg"] = cst.MaybeSentinel.DEFAULT  # a bare `*` needs a keyword after it
+    params = params.with_changes(**changes)
+    if params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params and params.star_kwarg is None \
+            and params.params:  # `def f(a, *, k=1)` -> `def f(a)`, not `def f(a, )`
+        params = params.with_changes(params=[*params.params[:-1], params.params[-1].with_changes(
+            comma=cst.MaybeSentinel.DEFAULT)])
+    binding = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param.name.value))], param.default)])  # type: ignore[arg-type]
+    statements = block_statements(func.body)
+    at = len(statements) - len(_body_statements(func))  # after the docstring
+    body = [*statements[:at], binding, *statements[at:]]
+    block = func.body.with_changes(body=body) if isinstance(func.body, cst.IndentedBlock) else cst.IndentedBlock(body)
+    return func.with_changes(params=params, body=block)
+
+
 class FunctionValue(_InlineSubPass):
     """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`, `defvjp(fwd, bwd)`) -> `lambda
     x: e` there: the definition goes, and the lambda can then be inlined or unwrapped further."""
@@ -645,6 +1054,7 @@ class AllUses(_InlineSubPass):
         return [
             InlineEdit(group[0].node, group[0].replacement,
                        tuple(change for edit in group for change in edit.changes())[1:], source=source,
+                       drops=tuple(dict.fromkeys(d for edit in group for d in edit.drops)),  # type: ignore[attr-defined]
                        origin=cls.name)
             for source, group in by_source.items() if len(group) > 1 and source
         ]
@@ -770,8 +1180,8 @@ class InlinePass(PassGroup):
 
     name = "inline"
     analysis = InlineAnalysis
-    subpasses = (AllUses, CallExpression, CallBody, Pair, Constant, ConfigDict, ConfigField, UsedOnce, Rebinding,
-                 FunctionValue)
+    subpasses = (AllUses, CallExpression, CallBody, Pair, Constant, ConfigDict, SequenceItem, ConfigField, UsedOnce, Rebinding,
+                 FunctionValue, Method, Field, Property, DefaultArgument)
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         visiting = [kind for kind in self.chosen if kind is not AllUses]
@@ -785,7 +1195,37 @@ class InlinePass(PassGroup):
         inlined = apply_edits(module, edits)
         sources = {getattr(edit, "source", "") for edit in edits}
         dead = [edit for edit in UnusedDefinitionsPass().edits(inlined) if _defines(edit.node, sources)]
-        return apply_edits(inlined, dead) if dead else inlined
+        dead += _dead_methods(inlined, sources | {d for edit in edits for d in getattr(edit, "drops", ())})
+        for _ in range(3):  # a class or function only the dropped definitions used goes with them
+            if not dead:
+                break
+            inlined = apply_edits(inlined, dead)
+            used = set().union(*(names_in(edit.node) for edit in dead))
+            dead = [edit for edit in UnusedDefinitionsPass().edits(inlined)
+                    if isinstance(edit.node, (cst.ClassDef, cst.FunctionDef)) and _defines(edit.node, used)]
+        return inlined
+
+
+def _dead_methods(module: cst.Module, sources: set[str]) -> list[Edit]:
+    """For sources `Cls.m` (a method or property inlined), the def of `m` in `Cls` once nothing reads an
+    attribute `m` any more."""
+    wanted = {tuple(source.split(".")) for source in sources if source.count(".") == 1}
+    if not wanted:
+        return []
+    read: set[str] = set()
+
+    class _Attributes(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            read.add(node.attr.value)
+
+    module.visit(_Attributes())
+    found = []
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            for name, function in objects.methods(statement).items():
+                if (statement.name.value, name) in wanted and name not in read and not name.startswith("__"):
+                    found.append(Edit(function))
+    return found
 
 
 def _defines(node: cst.CSTNode, names: set[str]) -> bool:
