@@ -6,8 +6,9 @@ Per program: the plain run's time, the run under ``jax-track`` (time and overhea
 side by side, up to the error: the tracker's own verification of the saved repro is timed by the
 tracker and reported apart), whether a repro was saved, whether it imports only jax/numpy/the standard
 library, the tracker's own verdict (the repro's first line), whether running it here gives the
-original's signature (template level, fresh interpreter: an independent check of that verdict), and
-its size against the original program.
+original's signature (template level, fresh interpreter: an independent check of that verdict), whether
+the benchmarks' strict slip check (benchmarks/slip.py, stricter than any signature level) finds the two
+failures the same bug, and its size against the original program.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.slip import fingerprint, program_names  # noqa: E402
 from reducer.api import signature_of  # noqa: E402
 from reducer.search.size import count_tokens  # noqa: E402
 from reducer.judging.signature import Level, Signature  # noqa: E402
@@ -71,6 +73,7 @@ def run_one(program: Path) -> dict:
             "fallback": any(p.is_dir() for p in Path(repro_dir).glob("*_original")),
             "standalone": standalone(source),
             "same signature": Signature(Level.TEMPLATE).same(original, repro),
+            "strict": strict_differences(program.read_text(), source, original, repro),
             "tokens": count_tokens(source), "original tokens": count_tokens(program.read_text()),
             "lines": len(source.splitlines()),
             "original": Signature(Level.TEMPLATE).describe(original),
@@ -79,11 +82,22 @@ def run_one(program: Path) -> dict:
         return row
 
 
+def strict_differences(program: str, repro_source: str, original, repro) -> list[str]:
+    """What the benchmarks' slip check (benchmarks/slip.py: stricter than any signature level) finds
+    different between the original's failure and the repro's; empty when it is the same bug."""
+    names = program_names(program) | program_names(repro_source)
+    before, after = fingerprint(original, names), fingerprint(repro, names)
+    differences = [f"- {line}" for line in before if line not in after] + [f"+ {line}" for line in after
+                                                                            if line not in before]
+    return differences or ([] if len(before) == len(after) else ["(a line repeated)"])
+
+
 def markdown(rows: list[dict], seconds: float) -> str:
     kept = sum(r["saved"] and r["standalone"] and r["same signature"] for r in rows)
     standalone_ = sum(r["saved"] and r["standalone"] for r in rows)
     verified = sum(r.get("verdict") == "reproduces" for r in rows)
     agree = sum(r["saved"] and (r.get("verdict") == "reproduces") == r["same signature"] for r in rows)
+    strict = sum(r["saved"] and not r.get("strict", ["not checked"]) for r in rows)
     covered = sum(r.get("verdict") != "does not" or r.get("fallback") for r in rows)
     overheads = sorted(r["overhead"] for r in rows)
     verifying = sorted(r.get("verify s", 0.0) for r in rows if r["saved"])
@@ -96,25 +110,37 @@ def markdown(rows: list[dict], seconds: float) -> str:
         f"- the tracker's own verdict \"reproduces\": {verified}/{len(rows)}; it agrees with the independent "
         f"check here on {agree}/{sum(r['saved'] for r in rows)} saved repros; a non-reproducing repro without "
         f"its copied original: {len(rows) - covered}",
+        f"- the same bug by the benchmarks' strict slip check (benchmarks/slip.py's fingerprint: the whole "
+        f"message, primitive, exact operand dtypes, ranks and weak types): {strict}/{len(rows)}",
         f"- tracking overhead up to the error (tracked minus verification, over plain wall time, both "
         f"including interpreter start-up): median {overheads[len(overheads) // 2]:.2f}x, max {overheads[-1]:.2f}x",
         f"- verification at save time (one fresh run of the repro): median "
         f"{verifying[len(verifying) // 2] if verifying else 0:.2f} s, max {verifying[-1] if verifying else 0:.2f} s", "",
-        "| program | saved | standalone | verdict | same signature | repro tokens | original tokens | plain s "
-        "| tracked s | overhead | verify s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| program | saved | standalone | verdict | same signature | strict check | repro tokens | original tokens "
+        "| plain s | tracked s | overhead | verify s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         yes = lambda b: "yes" if b else "**no**"  # noqa: E731
         lines.append(f"| {r['program']} | {yes(r['saved'])} | {yes(r['standalone'])} | {r.get('verdict', '-')} "
-                     f"| {yes(r['same signature'])} | {r.get('tokens', 0)} | {r.get('original tokens', '-')} "
+                     f"| {yes(r['same signature'])} | {strict_cell(r)} | {r.get('tokens', 0)} | {r.get('original tokens', '-')} "
                      f"| {r['plain s']} | {r['tracked s']} | {r['overhead']}x | {r.get('verify s', 0)} |")
     misses = [r for r in rows if not (r["saved"] and r["same signature"])]
     if misses:
         lines += ["", "Misses:", ""]
         lines += [f"- {r['program']}: original `{r.get('original', '')}`, repro `{r.get('repro', r.get('error'))}`"
                   for r in misses]
+    slipped = [r for r in rows if r["saved"] and r["same signature"] and r.get("strict")]
+    if slipped:
+        lines += ["", "Same signature, but the strict check differs:", ""]
+        lines += [f"- {r['program']}: " + "; ".join(f"`{d}`" for d in r["strict"]) for r in slipped]
     return "\n".join(lines) + "\n"
+
+
+def strict_cell(row: dict) -> str:
+    if not row["saved"]:
+        return "-"
+    return "same" if not row.get("strict") else "**differs**"
 
 
 def _commit() -> str:
