@@ -130,8 +130,9 @@ def test_reduces_with_json_output_and_leaves_the_input_alone(tmp_path):
     assert data["tokens_after"] < data["tokens_before"]
     assert data["tests"] > 0
     reduced = (tmp_path / "prog.reduced.py").read_text()
-    assert "print" not in reduced and "unused" not in reduced
-    assert "jnp.ones" in reduced and "+" in reduced  # inlining may have folded x and y away
+    code = "".join(line for line in reduced.splitlines(keepends=True) if not line.startswith("#"))
+    # x and y became constructors of their value kind (computed-values), the prints and `unused` went.
+    assert code == "import jax.numpy as jnp\njnp.zeros((3, 0)) + jnp.zeros((2, 0))\n"
     assert prog.read_text() == SMALL_FAILURE and prog.stat().st_mtime_ns == before.st_mtime_ns
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.py", "prog.reduced.py"]  # no stray temp files
 
