@@ -19,8 +19,8 @@ from libcst.metadata import ExpressionContext, ExpressionContextProvider, Parent
 
 from reducer.search.passes.base import REMOVE, Edit, block_statements
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
-from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, name_uses, names_in,
-                                  parenthesize, parenthesize_always, qualified_name, substitute)
+from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, literal_int, name_uses,
+                                         names_in, parenthesize, parenthesize_always, qualified_name, substitute)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -85,25 +85,12 @@ def _first_elements(node: cst.CSTNode) -> list[cst.BaseExpression]:
     return []
 
 
-def _literal_index(node: cst.BaseExpression) -> int | None:
-    """3 for `3`, -1 for `-1`, else None."""
-    sign = 1
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        sign, node = -1, node.expression
-    if isinstance(node, cst.Integer):
-        try:
-            return sign * int(node.value.replace("_", ""), 0)
-        except ValueError:
-            return None
-    return None
-
-
 def _entry(node: cst.Subscript) -> list[cst.BaseExpression]:
     """`{"a": x}["a"]` -> [x]; `(x, y)[1]` and `(x, y)[-1]` -> [y]."""
     if len(node.slice) != 1:
         return []
     index = node.slice[0].slice
-    position = _literal_index(index.value) if isinstance(index, cst.Index) else None
+    position = literal_int(index.value) if isinstance(index, cst.Index) else None
     if isinstance(node.value, (cst.Tuple, cst.List)) and position is not None and all(
             isinstance(e, cst.Element) for e in node.value.elements):
         elements = node.value.elements
@@ -311,7 +298,7 @@ def _comprehension_entry(comp: cst.BaseExpression, key: cst.BaseExpression) -> c
         return None
     target, iterable = loop.target, loop.iter
     if isinstance(comp, cst.ListComp):
-        if loop.ifs or _literal_index(key) is None or not isinstance(target, cst.Name):
+        if loop.ifs or literal_int(key) is None or not isinstance(target, cst.Name):
             return None
         item = cst.Subscript(parenthesize(iterable), [cst.SubscriptElement(cst.Index(key))])
         return substitute(comp.elt, {target.value: item})  # type: ignore[return-value]

@@ -32,7 +32,8 @@ from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statemen
 from reducer.search.passes.cleanup import UnusedDefinitionsPass
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.hoist import parallel_assign, unpacked_targets
-from reducer.search.passes.names import dict_entries, fit, import_aliases, names_in, qualified_name, substitute
+from reducer.search.passes.names import (dict_entries, fit, import_aliases, literal_int, names_in, qualified_name,
+                                         substitute)
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
@@ -764,25 +765,13 @@ class SequenceItem(_BindingSubPass):
             if not isinstance(parent, cst.Subscript) or parent.value is not use:
                 continue
             index = parent.slice[0].slice if len(parent.slice) == 1 else None
-            position = _int_literal(index.value) if isinstance(index, cst.Index) else None
+            position = literal_int(index.value) if isinstance(index, cst.Index) else None
             if position is None or not -len(items) <= position < len(items) or analysis.is_store(parent):
                 return  # a slice, an index we cannot tell, or a store: the list is not a constant
             changes.append((parent, analysis.fits(parent, items[position])))
         if changes:
             (first, replacement), *extra = changes
             self.offer(InlineEdit(first, replacement, tuple(extra), source=name))
-
-
-def _int_literal(node: cst.BaseExpression) -> int | None:
-    sign = 1
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        sign, node = -1, node.expression
-    if isinstance(node, cst.Integer):
-        try:
-            return sign * int(node.value.replace("_", ""), 0)
-        except ValueError:
-            return None
-    return None
 
 
 class ConfigField(_BindingSubPass):

@@ -212,3 +212,16 @@ def dict_entries(value: cst.Dict) -> dict[str, cst.BaseExpression]:
     """The entries of a dict literal that have string-literal keys: `{"a": x}` -> {"a": x}."""
     return {str(element.key.evaluated_value): element.value for element in value.elements
             if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)}
+
+
+def literal_int(node: cst.BaseExpression) -> int | None:
+    """3 for `3`, -1 for `-1` (an index or key written as a literal), else None."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    if isinstance(node, cst.Integer):
+        try:
+            return sign * int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    return None
