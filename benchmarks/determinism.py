@@ -1,7 +1,9 @@
 """Is the reduced program a function of the input and the options only? Reduce every corpus program with
-1, 2 and 4 jobs (and with 2 jobs while other processes load every core) and compare the bytes.
+1, 2 and 4 jobs (and with 2 jobs while other processes load every core) and compare the bytes; or any other settings, the
+sandbox off among them, and earlier committed outputs.
 
-    python benchmarks/determinism.py [--only 03 05] [--load 2] [--out-dir DIR] [--results FILE]
+    python benchmarks/determinism.py [--only 03 05] [--settings jobs1 jobs4-nosandbox-loaded]
+        [--against benchmarks/corpus-outputs] [--load 2] [--out-dir DIR] [--results FILE]
 
 Per program and setting: final tokens, decided tests, candidates rejected by timeout, seconds; then whether
 every setting gave byte-identical output. Only a timeout can legitimately make two runs differ (it only ever
@@ -11,13 +13,13 @@ rejects a candidate), so a difference with 0 timeouts on both sides is a bug.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import multiprocessing
 import os
 import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -25,9 +27,42 @@ sys.path.insert(0, str(HERE.parent))
 
 import jax  # noqa: E402  (only for its version in the report)
 
-from reducer.api import reduce  # noqa: E402
+from reducer.api import Result, reduce  # noqa: E402
 
-SETTINGS = [("jobs 1", 1, False), ("jobs 2", 2, False), ("jobs 4", 4, False), ("jobs 2, loaded", 2, True)]
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One way to run the same reduction: the job count, busy processes beside it, the sandbox on or off."""
+
+    jobs: int
+    loaded: bool = False
+    sandbox: bool = True
+
+    @classmethod
+    def parse(cls, text: str) -> Setting:
+        """``jobs2``, ``jobs2-loaded``, ``jobs4-nosandbox``, ``jobs1-loaded-nosandbox``."""
+        head, *flags = text.split("-")
+        if not head.startswith("jobs") or not head[4:].isdigit() or set(flags) - {"loaded", "nosandbox"}:
+            raise SystemExit(f"unknown setting {text!r}: use jobsN[-loaded][-nosandbox]")
+        return cls(int(head[4:]), "loaded" in flags, "nosandbox" not in flags)
+
+    @property
+    def label(self) -> str:
+        return f"jobs {self.jobs}" + (", loaded" if self.loaded else "") + ("" if self.sandbox else ", no sandbox")
+
+    @property
+    def slug(self) -> str:
+        return f"jobs{self.jobs}" + ("-loaded" if self.loaded else "") + ("" if self.sandbox else "-nosandbox")
+
+
+DEFAULT_SETTINGS = ["jobs1", "jobs2", "jobs4", "jobs2-loaded"]
+
+
+def body(text: bytes) -> bytes:
+    """The program without its provenance header: the header's options line names the sandbox setting."""
+    lines = text.splitlines(keepends=True)
+    while lines and lines[0].startswith(b"# "):
+        lines.pop(0)
+    return b"".join(lines)
 
 
 def busy(stop: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
@@ -46,51 +81,54 @@ def commit() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*", default=None, help="program name prefixes or substrings")
-    parser.add_argument("--load", type=int, default=os.cpu_count() or 2, help="busy processes for the loaded run")
+    parser.add_argument("--settings", nargs="+", default=DEFAULT_SETTINGS, type=Setting.parse,
+                        help="jobsN[-loaded][-nosandbox] each (default: %(default)s)")
+    parser.add_argument("--against", metavar="DIR",
+                        help="also compare with earlier outputs DIR/NAME.reduced.py (e.g. benchmarks/corpus-outputs)")
+    parser.add_argument("--load", type=int, default=os.cpu_count() or 2, help="busy processes for loaded runs")
     parser.add_argument("--out-dir", default=str(HERE / "determinism"))
     parser.add_argument("--results", default=str(HERE / "determinism-results.md"))
     args = parser.parse_args()
+    settings: list[Setting] = args.settings
     programs = sorted(p for p in (HERE / "corpus").glob("*.py") if not p.name.endswith(".min.py"))
     if args.only:
         programs = [p for p in programs if any(p.name.startswith(o) or o in p.name for o in args.only)]
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    columns = [s.label for s in settings] + ([f"earlier ({args.against})"] if args.against else [])
+    header = ("| program | " + " | ".join(columns) + " | identical |\n|---|" + "---|" * len(columns) + "---|")
+    print(header, flush=True)
     rows, identical = [], 0
     for program in programs:
         outputs, cells = [], []
-        for label, jobs, loaded in SETTINGS:
-            stop = multiprocessing.Event()
-            hogs = [multiprocessing.Process(target=busy, args=(stop,)) for _ in range(args.load if loaded else 0)]
-            for hog in hogs:
-                hog.start()
-            target = out / f"{program.stem}.{label.replace(' ', '').replace(',', '-')}.py"
-            try:
-                result = reduce(program, output=str(target), jobs=jobs)
-            finally:
-                stop.set()
-                for hog in hogs:
-                    hog.join()
-            outputs.append(target.read_bytes())
+        for setting in settings:
+            target = out / f"{program.stem}.{setting.slug}.py"
+            result = run(program, target, setting, args.load)
+            outputs.append(body(target.read_bytes()))
             cells.append(f"{result.tokens_after} tok, {result.tests} tests, {result.timeouts} to, {result.seconds:.0f}s")
+        if args.against:
+            earlier = Path(args.against) / f"{program.stem}.reduced.py"
+            outputs.append(body(earlier.read_bytes()) if earlier.exists() else b"(missing)")
+            cells.append("same" if outputs[-1] == outputs[0] else "**differs**")
         same = all(o == outputs[0] for o in outputs)
         identical += same
         rows.append(f"| {program.name} | " + " | ".join(cells) + f" | {'yes' if same else '**no**'} |")
         print(rows[-1], flush=True)
         if same:  # one copy is enough when they agree
-            for label, _, _ in SETTINGS[1:]:
-                (out / f"{program.stem}.{label.replace(' ', '').replace(',', '-')}.py").unlink()
-            (out / f"{program.stem}.jobs1.py").rename(out / f"{program.stem}.reduced.py")
-    header = ("| program | " + " | ".join(label for label, _, _ in SETTINGS) + " | identical |\n"
-              "|---|" + "---|" * len(SETTINGS) + "---|")
+            for setting in settings[1:]:
+                (out / f"{program.stem}.{setting.slug}.py").unlink()
+            (out / f"{program.stem}.{settings[0].slug}.py").rename(out / f"{program.stem}.reduced.py")
+    command = "python benchmarks/determinism.py " + " ".join(sys.argv[1:])
     text = "\n".join([
-        "# Determinism: the same bytes whatever --jobs and load",
+        "# Determinism: the same bytes whatever --jobs, load and the sandbox",
         "",
-        f"Commit {commit()}, {datetime.date.today()}, jax {jax.__version__}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} cores; loaded = {args.load} busy processes. Command: "
-        f"`python benchmarks/determinism.py{' --only ' + ' '.join(args.only) if args.only else ''}`.",
+        f"Commit {commit()}, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, jax {jax.__version__}, "
+        f"Python {platform.python_version()}, {os.cpu_count()} cores; loaded = {args.load} busy processes. "
+        f"Command: `{command.strip()}`.",
         "",
-        f"**Identical bytes in every setting: {identical} of {len(programs)}.** Cells: final tokens, tests run, "
-        "candidates rejected by timeout, seconds. Outputs: `benchmarks/determinism/`.",
+        f"**Identical programs in every setting: {identical} of {len(programs)}.** Cells: final tokens, tests run, "
+        "candidates rejected by timeout, seconds. Compared: the program below the provenance header (whose options "
+        f"line names the sandbox setting). Outputs: `{out}`.",
         "",
         header,
         *rows,
@@ -98,6 +136,20 @@ def main() -> None:
     ])
     Path(args.results).write_text(text)
     print(text)
+
+
+def run(program: Path, target: Path, setting: Setting, load: int) -> Result:
+    """Reduce ``program`` into ``target`` under ``setting``, with busy processes beside it when loaded."""
+    stop = multiprocessing.Event()
+    hogs = [multiprocessing.Process(target=busy, args=(stop,)) for _ in range(load if setting.loaded else 0)]
+    for hog in hogs:
+        hog.start()
+    try:
+        return reduce(program, output=str(target), jobs=setting.jobs, sandbox=setting.sandbox)
+    finally:
+        stop.set()
+        for hog in hogs:
+            hog.join()
 
 
 if __name__ == "__main__":
