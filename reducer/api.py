@@ -186,14 +186,16 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None,
 def _merged(program: Program, original: Outcome, merge: Merge, criterion: Criterion, fresh: FreshExecutor,
             options: Options) -> tuple[Program, Outcome, str]:
     """The program the search starts from, its outcome, and what became of its local modules: the merged
-    program when it fails the same way as the original (run as often as the original's check runs it),
-    else the original with a note saying why its modules stay separate files."""
+    program when it fails the same way as the original, else the original with a note saying why its modules stay separate files."""
     if merge.source is None:
         return program, original, merge.note
     expected = _as_merged(original, merge.modules)
+    timeout = derive_timeout(original, options.timeout)
     try:
-        outcome = check_original(merge.source, fresh, criterion, derive_timeout(original, options.timeout),
-                                 "the merged program", options.flaky)
+        # The original is known to fail reproducibly, so one run settles whether the merged one fails alike
+        # (the warm workers run it twice more); a flaky program's verdict needs its N of M runs.
+        outcome = (check_original(merge.source, fresh, criterion, timeout, "the merged program", options.flaky)
+                   if options.flaky else run_once(fresh, merge.source, timeout))
     except InputError as err:
         return program, original, f"kept the multi-file setup: {merge.note}, but {err}"
     if not criterion.same(expected, outcome):

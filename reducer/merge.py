@@ -105,7 +105,7 @@ def merge_program(source: str, path: str) -> Merge:
         compile(merged, path, "exec")
     except SyntaxError as err:  # e.g. a `return` the merge cannot know about; say so rather than guess
         return Merge(None, (), f"kept the multi-file setup: the merged program is not valid Python ({err.msg})")
-    modules = tuple(merger.order)
+    modules = tuple(merger.emitted)
     return Merge(merged, modules, f"merged {len(modules)} local module(s) into one file: {', '.join(modules)}")
 
 
@@ -200,7 +200,8 @@ class Merger:
     def __init__(self, finder: Finder, program: File):
         self.finder = finder
         self.files: dict[str, File] = {PROGRAM: program}
-        self.order: list[str] = []  # local modules, in the order they first run
+        self.order: list[str] = []  # local modules, in the order they finish running (dependencies first)
+        self.emitted: list[str] = []  # local modules, in the order their code starts in the merged program
         self.final: dict[tuple[str, str], str] = {}  # (file, top-level name) -> its name in the merged program
         self.external: dict[tuple[str, str], tuple[str, ...]] = {}  # (file, name) -> what an import binds it to
         self.copies: dict[tuple[str, int], list[tuple[str, ValueRef]]] = {}
@@ -435,6 +436,13 @@ class Merger:
         seen_imports: set[str] = set()
         futures: list[str] = []
         done: set[str] = set()
+        gap = [False]  # a blank line before the next statement: a module's code starts or ends there
+
+        def append(stmt: cst.BaseStatement) -> None:
+            if gap[0] and out and not stmt.leading_lines:
+                stmt = stmt.with_changes(leading_lines=[cst.EmptyLine()])
+            gap[0] = False
+            out.append(stmt)
 
         def expand(name: str) -> None:
             file = self.files[name]
@@ -447,14 +455,17 @@ class Merger:
                     for loaded in file.loads[i]:
                         if loaded not in done:
                             done.add(loaded)
+                            self.emitted.append(loaded)
+                            gap[0] = True
                             expand(loaded)
+                            gap[0] = True
                     if stmt is not None and not any(self.is_local_import(file, small) for small in original.body):
-                        out.append(stmt)
+                        append(stmt)
                     for g, target in self.copies.get((name, i), []):
                         value = self.resolve(target.module, target.name)
                         if isinstance(value, ModuleRef):
                             raise Refusal(f"{where(file)} rebinds {g}, a local module")
-                        out.append(cst.parse_statement(f"{self.final[(name, g)]} = {value}\n"))
+                        append(cst.parse_statement(f"{self.final[(name, g)]} = {value}\n"))
                     continue
                 if is_import_line(stmt):
                     code = cst.Module([]).code_for_node(stmt.body[0])
@@ -462,7 +473,7 @@ class Merger:
                         continue
                     seen_imports.add(code)
                 if stmt is not None:
-                    out.append(stmt)
+                    append(stmt)
 
         expand(PROGRAM)
         own_futures = {n for stmt in program.body for n in future_names(stmt)}
@@ -528,7 +539,7 @@ class Renamer(cst.CSTTransformer):
             if not isinstance(reached, ModuleRef):
                 break
             if self.contexts.get(attribute) in (meta.ExpressionContext.STORE, meta.ExpressionContext.DEL):
-                raise Refusal(f"{where(self.file)} writes to local module {reached.module}'s {attribute.attr.value}")
+                raise Refusal(f"{where(self.file)} writes to {attribute.attr.value} of local module {reached.module}")
             reached = self.merger.resolve(reached.module, attribute.attr.value)
             if isinstance(reached, str):
                 self.chains[id(attribute)] = cst.Name(reached)
@@ -566,6 +577,16 @@ class Renamer(cst.CSTTransformer):
                 raise Refusal(f"{where(self.file)} uses local module {value.module} as a value ({original.value})")
             return updated.with_changes(value=value)
         return updated
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        return False  # its names are always top-level ones: leave_Global renames them
+
+    def leave_Global(self, original: cst.Global, updated: cst.Global) -> cst.Global:
+        items = []
+        for item in updated.names:
+            final = self.merger.final.get((self.file.name, item.name.value))
+            items.append(item.with_changes(name=cst.Name(final)) if final else item)
+        return updated.with_changes(names=items)
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         if self.file.scopes.get(original) is not self.file.global_scope:
