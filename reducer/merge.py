@@ -75,6 +75,7 @@ class File:
     loads: dict[int, list[str]] = dataclasses.field(default_factory=dict)
     aliases: dict[str, ModuleRef | ValueRef] = dataclasses.field(default_factory=dict)
     local_import_nodes: set[int] = dataclasses.field(default_factory=set)  # ids of Import/ImportFrom nodes
+    statement_of: dict[int, int] = dataclasses.field(default_factory=dict)  # node id -> its top-level statement
 
     @property
     def package(self) -> str:
@@ -635,15 +636,10 @@ def as_name(alias: cst.ImportAlias) -> str:
 
 
 def position(file: File, assignment: meta.BaseAssignment) -> tuple[int, ...]:
-    """Index of the top-level statement holding ``assignment`` (functions' ``global`` writes sort after)."""
-    for i, stmt in enumerate(file.body):
-        if contains(stmt, assignment.node):
-            return (i,)
-    return (len(file.body),)
-
-
-def contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    return any(n is node for n in walk(tree))
+    """Index of the top-level statement holding ``assignment``."""
+    if not file.statement_of:
+        file.statement_of.update({id(n): i for i, stmt in enumerate(file.body) for n in walk(stmt)})
+    return (file.statement_of.get(id(assignment.node), len(file.body)),)
 
 
 def binding_of(node: cst.CSTNode, name: str) -> tuple[str, ...]:
