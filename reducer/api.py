@@ -197,10 +197,10 @@ def _merged(program: Program, original: Outcome, merge: Merge, criterion: Criter
         outcome = (check_original(merge.source, fresh, criterion, timeout, "the merged program", options.flaky)
                    if options.flaky else run_once(fresh, merge.source, timeout))
     except InputError as err:
-        return program, original, f"kept the multi-file setup: {merge.note}, but {err}"
+        return program, original, f"kept the multi-file setup (merging {', '.join(merge.modules)}): {err}"
     if not criterion.same(expected, outcome):
-        return program, original, (f"kept the multi-file setup: {merge.note}, but the merged program fails "
-                                    f"differently ({outcome.describe()})")
+        return program, original, (f"kept the multi-file setup: merging {', '.join(merge.modules)} changed the "
+                                    f"failure (the merged program: {outcome.describe()})")
     return dataclasses.replace(program, source=merge.source), outcome, merge.note
 
 

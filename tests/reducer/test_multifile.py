@@ -234,3 +234,35 @@ def test_a_multi_file_program_reduces_to_one_standalone_file(tmp_path):
     # Alone in an empty directory (no module beside it), the result fails as the original did.
     outcome = FreshExecutor(sys_path=str(output.parent)).run(result.source, 120, threading.Event())
     assert Signature().same(result.original, outcome), (outcome.describe(), result.original.describe())
+
+
+def write(directory: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (directory / name).write_text(text)
+    return directory / "prog.py"
+
+
+def test_an_exception_class_and_raising_site_in_a_merged_module_become_the_programs(tmp_path):
+    program = write(tmp_path, {
+        "errors.py": "class ConfigError(Exception):\n    pass\n",
+        "check.py": "from errors import ConfigError\n\nLIMIT = 3\n\ndef validate(sizes):\n    for size in sizes:\n"
+                    "        if size > LIMIT:\n            raise ConfigError(f'size {size} is above {LIMIT}')\n",
+        "prog.py": "import check\n\nsizes = [1, 2, 5]\ncheck.validate(sizes)\nprint('done')\n",
+    })
+    result = reduce(program, output=str(tmp_path / "out.py"), jobs=1, pool=False, passes=statement_passes())
+    assert result.merged == "merged 2 local module(s) into one file: check, errors"
+    assert result.signature == "__main__.ConfigError: size N is above N"
+    assert not any(line.startswith(("import ", "from ")) for line in result.source.splitlines()), result.source
+
+
+def test_a_merge_that_changes_the_failure_falls_back_to_the_files(tmp_path):
+    # A function's __module__ is not something the merge can see being read.
+    program = write(tmp_path, {
+        "check.py": "def validate(sizes):\n    raise ValueError(f'{validate.__module__}.validate rejects {sizes}')\n",
+        "prog.py": "import check\n\nsizes = [1, 2, 5]\nprint(sum(check.validate(sizes)))\n",
+    })
+    result = reduce(program, output=str(tmp_path / "out.py"), jobs=1, pool=False, passes=statement_passes())
+    assert result.merged == ("kept the multi-file setup: merging check changed the failure (the merged program: "
+                             "ValueError: __main__.validate rejects [1, 2, 5])")
+    assert result.signature == "ValueError: check.validate rejects [N, N, N] @ check.validate"
+    assert "import check\n" in result.source
