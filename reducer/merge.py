@@ -29,6 +29,9 @@ NEVER_LOCAL = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_
 MODULE_DUNDERS = frozenset({"__name__", "__file__", "__spec__", "__package__", "__loader__", "__path__",
                             "__cached__", "globals", "locals", "vars"})
 PROGRAM = "__main__"
+# Beyond these, the "local modules" are a library, not the program's own code: merging it is no repro.
+MAX_MODULES = 100
+MAX_CHARS = 2 * 10**6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,6 +105,8 @@ def merge_program(source: str, path: str) -> Merge:
         merged = merger.run()
     except Refusal as why:
         return Merge(None, (), f"kept the multi-file setup (the result still imports {', '.join(names)}): {why}")
+    except Exception as err:  # noqa: BLE001 - a construct the merge did not foresee must not stop the reduction
+        return Merge(None, (), f"kept the multi-file setup: the merge failed ({type(err).__name__}: {err})")
     try:
         compile(merged, path, "exec")
     except SyntaxError as err:  # e.g. a `return` the merge cannot know about; say so rather than guess
@@ -206,6 +211,7 @@ class Merger:
         self.final: dict[tuple[str, str], str] = {}  # (file, top-level name) -> its name in the merged program
         self.external: dict[tuple[str, str], tuple[str, ...]] = {}  # (file, name) -> what an import binds it to
         self.copies: dict[tuple[str, int], list[tuple[str, ValueRef]]] = {}
+        self.size = 0  # characters of local modules read so far
 
     def run(self) -> str:
         self.analyse(self.files[PROGRAM])
@@ -231,6 +237,10 @@ class Merger:
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError) as err:
             raise Refusal(f"{path} cannot be read: {err}") from None
         self.files[name] = file
+        self.size += len(text)
+        if len(self.files) > MAX_MODULES or self.size > MAX_CHARS:
+            raise Refusal(f"the local modules exceed {MAX_MODULES} files or {MAX_CHARS // 10**6} MB of source "
+                          "(a library checked out beside the program?)")
         self.analyse(file)
         return file
 

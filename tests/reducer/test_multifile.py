@@ -266,3 +266,12 @@ def test_a_merge_that_changes_the_failure_falls_back_to_the_files(tmp_path):
                              "ValueError: __main__.validate rejects [1, 2, 5])")
     assert result.signature == "ValueError: check.validate rejects [N, N, N] @ check.validate"
     assert "import check\n" in result.source
+
+
+def test_a_library_beside_the_program_is_not_merged(tmp_path):
+    files = {f"m{i}.py": f"X{i} = {i}\n" for i in range(101)}
+    files["prog.py"] = "".join(f"import m{i}\n" for i in range(101)) + "print(m0.X0)\n"
+    result = merged(tmp_path, files)
+    assert result.source is None
+    assert result.note.endswith(": the local modules exceed 100 files or 2 MB of source (a library checked out "
+                                "beside the program?)")
