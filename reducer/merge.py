@@ -233,14 +233,17 @@ class Merger:
             raise Refusal(f"the program imports itself as {name}")
         try:
             text = path.read_text() if path.is_file() else ""
-            file = parse_file(name, path, text, is_package)
-        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError) as err:
+        except (OSError, UnicodeDecodeError) as err:
             raise Refusal(f"{path} cannot be read: {err}") from None
-        self.files[name] = file
         self.size += len(text)
-        if len(self.files) > MAX_MODULES or self.size > MAX_CHARS:
+        if len(self.files) >= MAX_MODULES + 1 or self.size > MAX_CHARS:  # the program is one of the files
             raise Refusal(f"the local modules exceed {MAX_MODULES} files or {MAX_CHARS // 10**6} MB of source "
                           "(a library checked out beside the program?)")
+        try:
+            file = parse_file(name, path, text, is_package)
+        except cst.ParserSyntaxError as err:
+            raise Refusal(f"{path} is not valid Python: {err}") from None
+        self.files[name] = file
         self.analyse(file)
         return file
 
