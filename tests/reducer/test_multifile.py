@@ -189,6 +189,10 @@ def loss(params, x, y):
 
 def fresh_params(features, outputs):
     return {"w": init.weights(features, outputs), "b": jnp.zeros(outputs)}
+
+
+def accuracy(params, x, y):
+    return jnp.mean(jnp.sign(forward(params, x)) == jnp.sign(y))
 '''
 INIT = '''import jax
 
@@ -205,10 +209,14 @@ import numpy as np
 from net import model
 import settings
 
+history = []
+for step in range(3):
+    history.append(float(step) / settings.BATCH)
+print("warm-up", history)
 x = jnp.asarray(np.ones((settings.BATCH, settings.FEATURES + 1)))  # a bias column the model was not sized for
 y = jnp.zeros((settings.BATCH, 1))
 params = model.fresh_params(settings.FEATURES, 1)
-print(jax.grad(model.loss)(params, x, y))
+print(jax.grad(model.loss)(params, x, y), model.accuracy(params, x, y))
 '''
 
 
@@ -230,6 +238,7 @@ def test_a_multi_file_program_reduces_to_one_standalone_file(tmp_path):
     body = [line for line in result.source.splitlines() if line and not line.startswith("#")]
     imports = [line for line in body if line.startswith(("import ", "from "))]
     assert imports and all(line.split()[1].split(".")[0] in ("jax", "numpy") for line in imports), result.source
+    assert result.tokens_after < result.tokens_before and "history" not in result.source, result.source
     assert result.disagreements == 0
     # Alone in an empty directory (no module beside it), the result fails as the original did.
     outcome = FreshExecutor(sys_path=str(output.parent)).run(result.source, 120, threading.Event())
