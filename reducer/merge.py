@@ -298,11 +298,15 @@ class Merger:
         parts = base.split(".")
         loads.extend(".".join(parts[:i + 1]) for i in range(len(parts)))
         package = self.load(base)
+        # What the package binds other than through this very statement (`from . import sub` in its __init__).
+        defined = {a.name for a in package.global_scope.assignments if a.node is not node}
         for alias in node.names:
             name = dotted(alias.name)
             bound = as_name(alias) if alias.asname is not None else name
             submodule = f"{base}.{name}"
-            if package.is_package and name not in self.globals_of(package) and self.finder.locate(submodule):
+            if isinstance(package.aliases.get(name), ModuleRef):  # a module the package itself imported
+                binds.append((bound, package.aliases[name]))
+            elif package.is_package and name not in defined and self.finder.locate(submodule):
                 loads.append(submodule)
                 binds.append((bound, ModuleRef(submodule)))
             else:
@@ -406,12 +410,14 @@ class Merger:
                 return ("import", *self.external[(file.name, g)])
         return ("own", file.name, g)
 
-    def reassigned(self, target: ValueRef) -> bool:
+    def reassigned(self, target: ValueRef, seen: frozenset[ValueRef] = frozenset()) -> bool:
         """Whether a module's name may change after its import (assigned from a function, or an alias that is)."""
+        if target in seen:
+            raise Refusal(f"{target.module}.{target.name} is defined in terms of itself")
         file = self.files[target.module]
         alias = file.aliases.get(target.name)
         if isinstance(alias, ValueRef):
-            return self.reassigned(alias)
+            return self.reassigned(alias, seen | {target})
         return target.name in globally_declared(file)
 
     def copy(self, file: File, g: str, target: ValueRef, local: list[meta.BaseAssignment]) -> None:

@@ -282,3 +282,11 @@ def test_a_library_beside_the_program_is_not_merged(tmp_path):
     assert result.source is None
     assert result.note.endswith(": the local modules exceed 100 files or 2 MB of source (a library checked out "
                                 "beside the program?)")
+
+
+def test_a_module_a_package_imports_is_reached_through_the_package(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    result = merged(tmp_path, {"pkg/__init__.py": "from . import consts\nfrom .consts import N as SIZE\n",
+                               "pkg/consts.py": "N = 2\n",
+                               "prog.py": "from pkg import consts, SIZE\nimport pkg\nprint(consts.N + SIZE + pkg.consts.N)\n"})
+    assert result.source == "N = 2\n\nprint(N + N + N)\n"
