@@ -368,9 +368,8 @@ class Merger:
         everything = set().union(*(identifiers(file) for file in self.files.values()))
         for name in [PROGRAM, *self.order]:
             file = self.files[name]
-            mutated = globally_declared(file)
             for g in self.globals_of(file):
-                kind = self.kind_of(file, g, mutated)
+                kind = self.kind_of(file, g)
                 if kind is None:
                     continue  # an alias of another module's name: resolved once all names are final
                 if name == PROGRAM:
@@ -382,12 +381,12 @@ class Merger:
                     free = (g not in owner or (owner[g] == kind and kind[0] == "import"))
                     free = free and not any(g in names for other, names in reserved.items() if other != name)
                     final = g if free else fresh(g, name, owner.keys() | everything)
-                    if final != g and (file.name, g) in self.external and not self.renameable(file, g):
+                    if final != g and not self.renameable(file, g):
                         raise Refusal(f"{where(file)} binds {g} with `import a.b`, which cannot be renamed")
                 owner[final] = kind
                 self.final[(name, g)] = final
 
-    def kind_of(self, file: File, g: str, mutated: set[str]) -> tuple[str, ...] | None:
+    def kind_of(self, file: File, g: str) -> tuple[str, ...] | None:
         """What binds ``g``: ("import", what) for an external import, ("own", file, g) for anything else; None
         for a plain alias of another module's name. A from-import alias that is also reassigned, or whose
         source the module reassigns from its functions, becomes an own name with a copy of the value."""
