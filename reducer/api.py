@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from reducer.execution.fresh import Executor, FreshExecutor
-from reducer.execution.outcome import Outcome
+from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.pool import PoolExecutor, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.files import Program, check_output, default_output, read_program, write_atomically
@@ -29,6 +29,7 @@ from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
 from reducer.judging.observe import Observer
 from reducer.judging.oracle import Oracle
+from reducer.merge import Merge, merge_program
 from reducer.options import Options
 from reducer.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
@@ -60,6 +61,7 @@ class Result:
     flaky: str | None = None  # "N/M" when a program counted as failing if N of M runs did
     provenance: Provenance | None = None  # what the result was made from; its header starts ``source``
     sandbox: str = ""  # what contained the candidates (Sandbox.describe())
+    merged: str = ""  # for a program importing local modules: whether they were merged into one file, and why
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -115,9 +117,10 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Op
         output = default_output(program.path)
     check_output(program, output)
     keep = _keeper(output)
-    with judged(program, options, workers) as judge:
-        keep(program.source)
-        reduction, oracle = search(program.source, judge, options, keep, on_progress)
+    merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
+    with judged(program, options, workers, merge) as judge:
+        keep(judge.source)
+        reduction, oracle = search(judge.source, judge, options, keep, on_progress)
     index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
                                    judge.fresh, judge.as_user)
     final = reduction.history[index]
@@ -128,12 +131,12 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Op
     return Result(
         input=program.path, output=output, signature=signature,
         original=judge.original, source=result, provenance=provenance,
-        tokens_before=count_tokens(program.source), tokens_after=count_tokens(final),
-        lines_before=count_lines(program.source), lines_after=count_lines(final),
+        tokens_before=count_tokens(judge.source), tokens_after=count_tokens(final),
+        lines_before=count_lines(judge.source), lines_after=count_lines(final),
         tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,
         timeouts=oracle.stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
-        sandbox=options.sandbox_policy().describe(),
+        sandbox=options.sandbox_policy().describe(), merged=judge.merged,
     )
 
 
@@ -148,34 +151,78 @@ class Judge:
     fresh: Executor  # for the final confirmation (fresh interpreters)
     fresh_timeout: float
     as_user: Executor | None  # the confirmation's run as `python result.py` would (None: not comparable)
+    source: str = ""  # what the search starts from: the program, or the program with its local modules merged
+    merged: str = ""  # what became of the program's local modules (Merge.note, or why the merge was not used)
 
 
 @contextlib.contextmanager
-def judged(program: Program, options: Options, workers: PoolExecutor | None) -> Iterator[Judge]:
+def judged(program: Program, options: Options, workers: PoolExecutor | None,
+           merge: Merge = Merge(None)) -> Iterator[Judge]:
     """Check the original in fresh interpreters (starting the warm workers meanwhile) and decide where and
-    for how long candidates run; the workers this starts are closed on exit."""
+    for how long candidates run; the workers this starts are closed on exit. With a ``merge`` of the
+    program's local modules, the merged program is run too and replaces the original if it fails the same way."""
     criterion = options.criterion()
     fresh = FreshExecutor(sys_path=program.directory, check=criterion.check, sandbox=options.sandbox_policy())
     owned = workers is None and options.pool
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
-        started = starter.submit(_start_pool, program, options) if owned else None
+        started = starter.submit(_start_pool, program, options, merge.source) if owned else None
         try:
             original = check_original(program.source, fresh, criterion, options.timeout or INITIAL_TIMEOUT,
                                       program.name, options.flaky)
+            program, original, note = _merged(program, original, merge, criterion, fresh, options)
         except BaseException:
             if started is not None:
                 started.result().close()
             raise
         pool = started.result() if started is not None else workers
     try:
-        yield _judge(program, options, criterion, original, fresh, pool)
+        judge = _judge(program, options, criterion, original, fresh, pool)
+        yield dataclasses.replace(judge, source=program.source, merged=note)
     finally:
         if owned and pool is not None:
             pool.close()
 
 
-def _start_pool(program: Program, options: Options) -> PoolExecutor:
-    return PoolExecutor(options.jobs, sys_path=program.directory, preload=top_level_imports(program.source),
+def _merged(program: Program, original: Outcome, merge: Merge, criterion: Criterion, fresh: FreshExecutor,
+            options: Options) -> tuple[Program, Outcome, str]:
+    """The program the search starts from, its outcome, and what became of its local modules: the merged
+    program when it fails the same way as the original, else the original with a note saying why its modules stay separate files."""
+    if merge.source is None:
+        return program, original, merge.note
+    expected = _as_merged(original, merge.modules)
+    timeout = derive_timeout(original, options.timeout)
+    try:
+        # The original is known to fail reproducibly, so one run settles whether the merged one fails alike
+        # (the warm workers run it twice more); a flaky program's verdict needs its N of M runs.
+        outcome = (check_original(merge.source, fresh, criterion, timeout, "the merged program", options.flaky)
+                   if options.flaky else run_once(fresh, merge.source, timeout))
+    except InputError as err:
+        return program, original, f"kept the multi-file setup (merging {', '.join(merge.modules)}): {err}"
+    if not criterion.same(expected, outcome):
+        return program, original, (f"kept the multi-file setup: merging {', '.join(merge.modules)} changed the "
+                                    f"failure (the merged program: {outcome.describe()})")
+    return dataclasses.replace(program, source=merge.source), outcome, merge.note
+
+
+def _as_merged(original: Outcome, modules: tuple[str, ...]) -> Outcome:
+    """The original's outcome as the merged program would report it: a site or exception class in one of
+    the merged modules is the program's own."""
+    def local(name: str) -> bool:
+        return any(name == m or name.startswith(m + ".") for m in modules)
+
+    changes: dict[str, str] = {}
+    if local(original.site_module):
+        changes.update(site_module=PROGRAM_SITE, site_function="")
+    module, _, name = original.exc_type.rpartition(".")
+    if module and local(module):
+        changes["exc_type"] = f"__main__.{name}"
+    return dataclasses.replace(original, **changes)
+
+
+def _start_pool(program: Program, options: Options, merged: str | None = None) -> PoolExecutor:
+    # The merged program imports no local module: preloading the originals' would run them in every worker.
+    preload = top_level_imports(merged if merged is not None else program.source)
+    return PoolExecutor(options.jobs, sys_path=program.directory, preload=preload,
                         memory_mb=options.memory_mb, sandbox=options.sandbox_policy())
 
 

@@ -156,6 +156,8 @@ def summary(result: Result) -> str:
         f"output:    {result.output}",
         result.sandbox,
     ]
+    if result.merged:
+        lines.append(f"modules:   {result.merged}")
     if result.flaky:
         lines.append(f"flaky:     a program counted as failing when {result.flaky.replace('/', ' of ')} runs did; "
                      "the result may not fail on every run")
