@@ -40,7 +40,9 @@ SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1 << 0, 1 << 1
 _WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
 
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER = 1, 38, 22, 36
-_CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
+_CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET, _CLONE_NEWUSER = 0x00020000, 0x20000000, 0x40000000, 0x10000000
+_SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+USERNS_ENV = "JAX_REDUCE_FORCE_USERNS"  # tests: "none" behaves as where user namespaces are not allowed
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 
 
@@ -339,7 +341,55 @@ def warm_pool_supported() -> bool:
 
 
 def can_unshare() -> bool:
-    return LINUX and _LIBC is not None and os.geteuid() == 0
+    """Whether this process can make private PID, network and mount namespaces: as root, or as any user where
+    the kernel lets it make a user namespace first (and mount a /proc there)."""
+    if not LINUX or _LIBC is None:
+        return False
+    return os.geteuid() == 0 or _user_namespaces_work()
+
+
+_USERNS_PROBED: list[bool] = []
+
+
+def _user_namespaces_work() -> bool:
+    """Try, once, in a throwaway child: a user namespace with PID, network and mount namespaces, and a /proc
+    mounted in it (refused where unprivileged user namespaces are off, or /proc is partly masked)."""
+    if os.environ.get(USERNS_ENV, "") == "none" or _platform.machine() not in _SYS_CAPSET:
+        return False
+    if not _USERNS_PROBED:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _unshare(user=True)
+                init = os.fork()
+                if init == 0:
+                    os._exit(0 if _mount_proc() else 1)
+                os._exit(os.waitstatus_to_exitcode(os.waitpid(init, 0)[1]))
+            except BaseException:  # noqa: BLE001 - any failure means no
+                os._exit(1)
+        _USERNS_PROBED.append(os.waitpid(pid, 0)[1] == 0)
+    return _USERNS_PROBED[0]
+
+
+def _unshare(user: bool) -> None:
+    """New PID (for the children), network and mount namespaces; first a user namespace when not root, in which
+    this process keeps its own user and group ids (so files and messages look the same)."""
+    uid, gid = os.geteuid(), os.getegid()
+    flags = _CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWNS | (_CLONE_NEWUSER if user else 0)
+    if _LIBC.unshare(flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    if user:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+
+
+def _drop_capabilities() -> None:
+    """Give up the capabilities a user namespace grants its creator: candidates need none of them."""
+    header = ctypes.create_string_buffer(struct.pack("=Ii", 0x20080522, 0), 8)  # _LINUX_CAPABILITY_VERSION_3
+    data = ctypes.create_string_buffer(24)  # two {effective, permitted, inheritable}, all zero
+    _syscall(_SYS_CAPSET[_platform.machine()], header, data)
 
 
 def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0, memory_cap: int = 0,
@@ -355,11 +405,11 @@ def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0
     ``memory_groups``, a memory cgroup is made (not joined) for the caller to make capped groups in.
     The cgroups are removed when the namespace ends. Returns the memory cgroup's path ("" if none).
     Must be called single-threaded."""
-    if not can_unshare():
-        return None
+    if not LINUX or _LIBC is None or os.environ.get(USERNS_ENV, "") == "none" and os.geteuid() != 0:
+        return None  # (no probe here: the policy that calls this found that namespaces can be made)
+    user = os.geteuid() != 0
     try:
-        if _LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWNS) != 0:
-            return None
+        _unshare(user)
     except (AttributeError, OSError):
         return None
     pids = pids_cgroup(max_tasks)
@@ -372,19 +422,22 @@ def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0
         os._exit(1)
     # PID 1 of the new namespace.
     die_with_parent()  # (getppid() is 0 here: the parent is outside the namespace)
-    _mount_proc()
+    if not _mount_proc():
+        os._exit(1)  # PIDs read in /proc would not be the ones kill() takes: run nothing
     child = os.fork()
     if child == 0:
         die_with_parent()
+        if user:
+            _drop_capabilities()
         return memory
     _init_loop(child, watch_fd)
 
 
-def _mount_proc() -> None:
-    """A /proc that shows this namespace's PIDs (so PIDs read there are the ones kill() takes)."""
+def _mount_proc() -> bool:
+    """A /proc that shows this namespace's PIDs (so PIDs read there are the ones kill() takes); whether it is."""
     mount = _LIBC.mount
     mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None)
-    mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), None)
+    return mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), None) == 0
 
 
 def _init_loop(child: int, watch_fd: int) -> None:

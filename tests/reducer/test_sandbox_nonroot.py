@@ -3,6 +3,8 @@ still denied. Runs a real reduction as ``nobody`` (setpriv or runuser), so it ne
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import pwd
 import shutil
@@ -58,7 +60,7 @@ def user_world():
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(base / "home"),
                "TMPDIR": str(base / "tmp"), "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"}
         errors = []
-        for prefix in prefixes:
+        for number, prefix in enumerate(prefixes):
             probe = subprocess.run(prefix + [sys.executable, "-c", "import jax, reducer.cli"], env=env,
                                    capture_output=True, text=True, cwd=base)
             if probe.returncode == 0:
@@ -66,6 +68,11 @@ def user_world():
             errors.append(probe.stderr.strip().splitlines()[-1:])
         else:
             pytest.skip(f"{USER} cannot run {sys.executable} with jax or read {ROOT}: {errors}")
+        reads_by_capability = number == 1
+        if reads_by_capability:
+            # A user namespace leaves that capability behind (in the namespace above): jax could not be
+            # imported inside it. A real user reads their own interpreter; here the reduction goes without.
+            env[platform.USERNS_ENV] = "none"
         yield base, prefix, env, user
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -100,6 +107,7 @@ def test_an_ordinary_user_gets_a_truthful_sandbox_line_and_a_denied_candidate(us
         f"print(os.geteuid(), int(os.access({cgroup_dir!r}, os.W_OK)) if {cgroup_dir!r} else 0)"), base)
     uid, cgroups_writable = map(int, facts.split())
     assert uid == user.pw_uid
+    namespaces = env.get(platform.USERNS_ENV) != "none" and user_namespaces(prefix, env)
 
     started = time.monotonic()
     done = subprocess.run(prefix + [sys.executable, "-m", "reducer.cli", str(program), "--jobs", "1", "--stats",
@@ -115,8 +123,12 @@ def test_an_ordinary_user_gets_a_truthful_sandbox_line_and_a_denied_candidate(us
     if not cgroups_writable:  # no cgroup claimed where the user cannot make one
         assert " tasks" not in line and "(rss watchdog)" in line and "cgroup" not in line, line
         assert "the number of processes (fork bombs)" in done.stderr  # and the warning says so
-    assert "namespace" not in line  # namespaces need root (can_unshare): not claimed, and the warning says so
-    assert "processes left behind by a killed reducer" in done.stderr
+    if namespaces:  # by a user namespace: PID and network namespaces (test_user_namespaces_... checks them)
+        assert "pid+network namespace" in line, line
+        assert "processes left behind by a killed reducer" not in done.stderr
+    else:
+        assert "namespace" not in line, line
+        assert "processes left behind by a killed reducer" in done.stderr
     # The candidates (and the original) were denied: nothing planted, nothing removed.
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
     reduced = (base / "home" / "out.py").read_text().splitlines()
@@ -139,4 +151,83 @@ def user_processes(uid: int, base: Path) -> list[str]:
             continue
         if state != "Z" and (str(base) in cmdline or "zygote_main" in cmdline):
             found.append(f"{pid}: {cmdline}")
+    return found
+
+
+def user_namespaces(prefix: list[str], env: dict[str, str]) -> bool:
+    """Whether the user can make a user namespace with PID, network and mount namespaces and mount /proc in
+    it, found with util-linux's unshare (not jax-reduce's own probe)."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return False
+    done = subprocess.run(prefix + [unshare, "--user", "--pid", "--net", "--mount", "--fork", "--mount-proc",
+                                    "true"], env=env, capture_output=True)
+    return done.returncode == 0
+
+
+CONTAINED = """
+import encodings.idna, json, os, socket, sys, time  # imported before: later, the interpreter's files may be unreadable
+from reducer.execution import platform
+from reducer.execution.sandbox import Sandbox
+policy = Sandbox.for_machine()
+report = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
+if platform.private_namespaces() is None:
+    os.write(report, json.dumps({"claimed": policy.namespaces, "made": False}).encode())
+    raise SystemExit(0)
+facts = {"claimed": policy.namespaces, "made": True, "line": policy.describe(), "pid": os.getpid(),
+         "uid": os.getuid(), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit())}
+facts["capabilities"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0]
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=2)
+    facts["tcp"] = "connected"
+except OSError as err:
+    facts["tcp"] = err.errno
+if os.fork() == 0:  # a daemon: setsid'd, double-forked, left behind
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sh", ["sh", "-c", "sleep 600; : " + sys.argv[3]])
+    os._exit(0)
+os.wait()
+os.write(report, json.dumps(facts).encode())
+"""
+
+
+def test_user_namespaces_contain_an_ordinary_users_process(user_world) -> None:
+    """An ordinary user's worker or fresh interpreter gets PID, network and mount namespaces through a user
+    namespace where the kernel allows one, and jax-reduce claims them exactly where it does."""
+    base, prefix, env, user = user_world
+    env = {k: v for k, v in env.items() if k != platform.USERNS_ENV}  # (nothing here needs the interpreter's files)
+    marker = f"jax-reduce-userns-{os.getpid()}-{base.name}"
+    listener = __import__("socket").create_server(("127.0.0.1", 0))
+    try:
+        done = subprocess.run(prefix + [sys.executable, "-c", CONTAINED, str(base / "tmp" / "facts.json"),
+                                        str(listener.getsockname()[1]), marker],
+                              env=env, capture_output=True, text=True, cwd=base, timeout=60)
+    finally:
+        listener.close()
+    assert done.returncode == 0, done.stderr
+    facts = json.loads((base / "tmp" / "facts.json").read_text())
+    expected = user_namespaces(prefix, env)
+    assert (facts["claimed"], facts["made"]) == (expected, expected)
+    if expected:
+        assert "pid+network namespace" in facts["line"]
+        assert (facts["pid"], facts["uid"]) == (2, user.pw_uid)  # PID 2 under its init; its own user id
+        assert facts["pids"][:2] == [1, 2] and len(facts["pids"]) <= 4  # nothing outside is visible
+        assert facts["capabilities"] == "0000000000000000"  # the namespace's capabilities given up
+        assert facts["tcp"] == errno.ENETUNREACH  # a network namespace with no route anywhere
+    deadline = time.monotonic() + 2
+    while (left := [c for c in user_processes(user.pw_uid, base) + marked(marker)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left == []  # the daemon died with the namespace
+
+
+def marked(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(cmdline)
     return found
