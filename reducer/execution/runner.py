@@ -111,9 +111,9 @@ def write_report(outcome: Outcome, path: str) -> None:
     os.replace(tmp, path)
 
 
-def enter_sandbox(result: str) -> Sandbox | None:
+def enter_sandbox(result: str = "") -> Sandbox | None:
     """Apply the policy the reducer passed in the environment to this fresh interpreter (still single-threaded);
-    if the kernel's OOM killer strikes in its memory cgroup, ``result`` reports a memory outcome."""
+    if the kernel's OOM killer strikes in its memory cgroup, ``result`` (if given) reports a memory outcome."""
     policy = os.environ.pop(SANDBOX_ENV, "")
     parent = os.environ.pop(PARENT_ENV, "")
     sandbox = Sandbox.from_json(policy) if policy else None
@@ -132,7 +132,8 @@ def enter_sandbox(result: str) -> Sandbox | None:
         # This process goes on as PID 2 of its own namespaces, in its own memory cgroup where there is one.
         cap = sandbox.memory_bytes if sandbox.memory_cgroup else 0
         tasks = sandbox.processes if sandbox.pids_cgroup else 0
-        memory = platform.private_namespaces(max_tasks=tasks, memory_cap=cap, on_memory=over_memory)
+        memory = platform.private_namespaces(max_tasks=tasks, memory_cap=cap,
+                                             on_memory=over_memory if result else None)
         if cap and not memory:
             raise OSError("jax-reduce: the memory cgroup this sandbox promised could not be made")
     sandbox.enter(os.getcwd())
