@@ -281,8 +281,9 @@ def memory_cgroup(name: str, limit: int, parent: str = "") -> str:
     ``limit`` bytes of memory the kernel charges them (anonymous pages, page cache, tmpfs), never swapped;
     over it the kernel's OOM killer kills in this group only. ``limit`` 0: no cap (a parent for capped
     groups). Its path, or "" where none can be made."""
+    # memsw and swap.max exist only where the kernel accounts swap, oom.group from Linux 4.19: the cap holds without.
     v1 = [("memory.limit_in_bytes", str(limit), True), ("memory.memsw.limit_in_bytes", str(limit), False)]
-    v2 = [("memory.max", str(limit), True), ("memory.swap.max", "0", True), ("memory.oom.group", "1", False)]
+    v2 = [("memory.max", str(limit), True), ("memory.swap.max", "0", False), ("memory.oom.group", "1", False)]
     if not limit:
         v1, v2 = [], [("cgroup.subtree_control", "+memory", True)]  # v2: its children get the controller
     return make_cgroup("memory", name, {1: v1, 2: v2}, parent)
