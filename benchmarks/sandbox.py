@@ -83,8 +83,8 @@ def same_results(only: list[str]) -> list[str]:
     persistent compilation cache is kept under the sandbox."""
     programs = sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
     programs = [p for p in programs if not only or any(p.name.startswith(o) for o in only)]
-    lines = ["| program | tokens on | tokens off | identical | pool runs on | runners forked on | own child on "
-             "| retired on |", "|---|---:|---:|---|---:|---:|---:|---|"]
+    lines = ["| program | tokens on | tokens off | identical | s on | s off | pool runs on | runners forked on "
+             "| own child on | retired on |", "|---|---:|---:|---|---:|---:|---:|---:|---:|---|"]
     for program in programs:
         results, stats = {}, None
         for enabled in (True, False):
@@ -97,9 +97,14 @@ def same_results(only: list[str]) -> list[str]:
         on, off = results[True], results[False]
         retired = ", ".join(f"{why} {n}" for why, n in sorted(stats.retired.items())) or "-"
         lines.append(f"| {program.name} | {on.tokens_after} | {off.tokens_after} | "
-                     f"{'yes' if on.source == off.source else 'NO'} | {stats.in_place + stats.own_child} | "
-                     f"{stats.runners} | {stats.own_child} | {retired} |")
+                     f"{'yes' if body(on.source) == body(off.source) else 'NO'} | {on.seconds:.0f} | {off.seconds:.0f} "
+                     f"| {stats.in_place + stats.own_child} | {stats.runners} | {stats.own_child} | {retired} |")
     return lines
+
+
+def body(source: str) -> list[str]:
+    """The program without its comment header (which names the sandbox setting, so always differs)."""
+    return [line for line in source.splitlines() if not line.startswith("#")]
 
 
 def main() -> None:
@@ -114,6 +119,7 @@ def main() -> None:
     out += cost(args.rounds)
     if not args.skip_results:
         out += ["", "## Same result with the sandbox on and off", ""] + same_results(args.only)
+    out += ["", f"(load at the end: {os.getloadavg()[0]:.1f})"]
     text = "\n".join(out) + "\n"
     (HERE / "sandbox-results.md").write_text(text)
     print(text)
