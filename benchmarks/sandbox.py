@@ -6,7 +6,8 @@
 Cost: two pools started side by side (sandbox on, sandbox off), candidates alternating between them so
 load hits both alike; warm-runner candidates and own-child candidates (a source that patches a module)
 reported separately, median and mean per candidate in milliseconds. Results: each program reduced with the
-sandbox on and with --no-sandbox (jobs 1); the outputs must be identical.
+sandbox on and with --no-sandbox (jobs 1); the outputs must be identical. With the sandbox on, the pool's
+counts say how often the missing compilation cache could cost anything (runners forked, own children).
 """
 
 from __future__ import annotations
@@ -77,15 +78,33 @@ def cost(rounds: int) -> list[str]:
 
 
 def same_results(only: list[str]) -> list[str]:
+    """Each program reduced with the sandbox on and off (jobs 1, each on a pool of its own); with the sandbox on,
+    how many runners were forked and candidates ran in an own child: each recompiles what it runs, since no
+    persistent compilation cache is kept under the sandbox."""
     programs = sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
     programs = [p for p in programs if not only or any(p.name.startswith(o) for o in only)]
-    lines = ["| program | tokens on | tokens off | identical |", "|---|---:|---:|---|"]
+    lines = ["| program | tokens on | tokens off | identical | s on | s off | pool runs on | runners forked on "
+             "| own child on | retired on |", "|---|---:|---:|---|---:|---:|---:|---:|---:|---|"]
     for program in programs:
-        on = reduce(str(program), output=os.devnull, jobs=1)
-        off = reduce(str(program), output=os.devnull, jobs=1, sandbox=False)
+        results, stats = {}, None
+        for enabled in (True, False):
+            pool = PoolExecutor(1, sys_path=str(program.parent), sandbox=Sandbox.for_machine(enabled))
+            try:
+                results[enabled] = reduce(str(program), output=os.devnull, jobs=1, sandbox=enabled, workers=pool)
+            finally:
+                pool.close()
+            stats = pool.stats if enabled else stats
+        on, off = results[True], results[False]
+        retired = ", ".join(f"{why} {n}" for why, n in sorted(stats.retired.items())) or "-"
         lines.append(f"| {program.name} | {on.tokens_after} | {off.tokens_after} | "
-                     f"{'yes' if on.source == off.source else 'NO'} |")
+                     f"{'yes' if body(on.source) == body(off.source) else 'NO'} | {on.seconds:.0f} | {off.seconds:.0f} "
+                     f"| {stats.in_place + stats.own_child} | {stats.runners} | {stats.own_child} | {retired} |")
     return lines
+
+
+def body(source: str) -> list[str]:
+    """The program without its comment header (which names the sandbox setting, so always differs)."""
+    return [line for line in source.splitlines() if not line.startswith("#")]
 
 
 def main() -> None:
@@ -100,6 +119,7 @@ def main() -> None:
     out += cost(args.rounds)
     if not args.skip_results:
         out += ["", "## Same result with the sandbox on and off", ""] + same_results(args.only)
+    out += ["", f"(load at the end: {os.getloadavg()[0]:.1f})"]
     text = "\n".join(out) + "\n"
     (HERE / "sandbox-results.md").write_text(text)
     print(text)

@@ -21,7 +21,7 @@ from typing import Protocol
 from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report
-from reducer.execution.sandbox import MIB, Sandbox
+from reducer.execution.sandbox import Sandbox, memory_outcome
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
@@ -164,12 +164,9 @@ class FreshExecutor:
 
 
 def over_memory(pid: int, sandbox: Sandbox) -> bool:
-    """Whether the process ``pid`` and its descendants hold more resident memory than the policy allows."""
-    return bool(sandbox.memory_bytes) and platform.tree_rss(pid) > sandbox.memory_bytes
-
-
-def memory_outcome(sandbox: Sandbox, seconds: float) -> Outcome:
-    return Outcome(kind=Kind.MEMORY, message=f"over the {sandbox.memory_bytes // MIB} MiB memory limit", seconds=seconds)
+    """Whether the process ``pid`` and its descendants hold more resident memory than the policy allows,
+    where a watchdog holds memory (a memory cgroup needs no polling)."""
+    return sandbox.memory_watchdog and platform.tree_rss(pid) > sandbox.memory_bytes
 
 
 def finished_outcome(returncode: int, reported: Outcome | None, stderr_tail: str, seconds: float,

@@ -6,7 +6,8 @@ and reading process trees from ``/proc``. Every function degrades to a no-op (or
 elsewhere, so callers never see an AttributeError on macOS. Candidate-side: imports only the standard library.
 
 ``JAX_REDUCE_FORCE_LANDLOCK`` (tests only) pretends the kernel has Landlock ABI 1..N or none ("none"),
-and ``JAX_REDUCE_FORCE_PLATFORM=other`` that the OS is not Linux, so the fallbacks can be tested here.
+``JAX_REDUCE_FORCE_PLATFORM=other`` that the OS is not Linux, and ``JAX_REDUCE_FORCE_CGROUP=none`` that no
+cgroup can be made, so the fallbacks can be tested here.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import resource
 import signal
 import struct
 import sys
+from collections.abc import Callable
 
 FORCE_ENV = "JAX_REDUCE_FORCE_LANDLOCK"
 PLATFORM_ENV = "JAX_REDUCE_FORCE_PLATFORM"  # tests: "other" behaves as on a non-Linux OS (no Linux mechanism)
+CGROUP_ENV = "JAX_REDUCE_FORCE_CGROUP"  # tests: "none" behaves as where no cgroup can be made (memory, pids)
 LINUX = sys.platform.startswith("linux") and os.environ.get(PLATFORM_ENV, "") != "other"
 
 # Landlock UAPI (include/uapi/linux/landlock.h); the syscall numbers are the same on every architecture.
@@ -37,7 +40,9 @@ SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1 << 0, 1 << 1
 _WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
 
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER = 1, 38, 22, 36
-_CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
+_CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET, _CLONE_NEWUSER = 0x00020000, 0x20000000, 0x40000000, 0x10000000
+_SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+USERNS_ENV = "JAX_REDUCE_FORCE_USERNS"  # tests: "none" behaves as where user namespaces are not allowed
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 
 
@@ -211,36 +216,115 @@ def set_limits(file_bytes: int, address_bytes: int, processes: int) -> None:
 # --- namespaces -----------------------------------------------------------------------------------------
 
 
-def pids_cgroup(limit: int) -> str:
-    """A new pids cgroup (v1 hierarchy, or v2 where its pids controller is enabled) below this process's own,
-    capped at ``limit`` tasks (processes and threads); its path, or "" where none can be made."""
-    if not LINUX or limit <= 0:
-        return ""
+def _own_cgroup(controller: str) -> tuple[int, str]:
+    """(1 or 2, directory) of the cgroup this process is in for ``controller`` (v1 hierarchy first, else the
+    unified one), or (0, "") where there is none or :data:`CGROUP_ENV` says to pretend so."""
+    if not LINUX or os.environ.get(CGROUP_ENV, "") == "none":
+        return 0, ""
     try:
+        with open("/proc/self/mountinfo") as f:
+            mounts = [line.split() for line in f]
         with open("/proc/self/cgroup") as f:
-            lines = f.read().splitlines()
+            memberships = [line.rstrip("\n").split(":", 2) for line in f]
+    except OSError:
+        return 0, ""
+    v1 = {m[4]: m[3] for m in mounts if m[-3] == "cgroup" and controller in m[-1].split(",")}
+    v2 = {m[4]: m[3] for m in mounts if m[-3] == "cgroup2"}
+    for _, controllers, path in sorted(memberships, key=lambda m: m[1] == ""):  # v1 hierarchies first
+        version, found = (1, v1) if controller in controllers.split(",") else (2, v2) if controllers == "" else (0, {})
+        for mountpoint, root in found.items():
+            relative = path[len(root):] if path.startswith(root) and root != "/" else path
+            directory = mountpoint + relative.rstrip("/")
+            if os.path.isdir(directory):
+                return version, directory
+    return 0, ""
+
+
+def make_cgroup(controller: str, name: str, settings: dict[int, list[tuple[str, str, bool]]], parent: str = "") -> str:
+    """A new cgroup ``name`` below ``parent`` (default: this process's own cgroup for ``controller``), with
+    ``settings[version]``'s (file, value, required) written in order; its path, or "" where it cannot be made
+    or a required setting fails (then nothing is left behind)."""
+    version, own = _own_cgroup(controller)
+    if not version:
+        return ""
+    directory = os.path.join(parent or own, name)
+    try:
+        os.mkdir(directory)
     except OSError:
         return ""
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(","):
-            base = "/sys/fs/cgroup/pids"
-        elif controllers == "" and os.path.exists("/sys/fs/cgroup/cgroup.subtree_control"):
-            base = "/sys/fs/cgroup"
-        else:
-            continue
-        directory = os.path.join(base + path, f"jax-reduce-{os.getpid()}")
+    for file, value, required in settings[version]:
         try:
-            os.mkdir(directory)
-            with open(os.path.join(directory, "pids.max"), "w") as f:
-                f.write(str(limit))
-            return directory
+            with open(os.path.join(directory, file), "w") as f:
+                f.write(value)
         except OSError:
-            try:
-                os.rmdir(directory)
-            except OSError:
-                pass
-    return ""
+            if required:
+                remove_cgroup(directory, tries=1)
+                return ""
+    return directory
+
+
+def cgroup_version(controller: str) -> int:
+    return _own_cgroup(controller)[0]
+
+
+def pids_cgroup(limit: int) -> str:
+    """A new pids cgroup below this process's own, capped at ``limit`` tasks (processes and threads); its
+    path, or "" where none can be made."""
+    if limit <= 0:
+        return ""
+    value = [("pids.max", str(limit), True)]
+    return make_cgroup("pids", f"jax-reduce-{os.getpid()}", {1: value, 2: value})
+
+
+def memory_cgroup(name: str, limit: int, parent: str = "") -> str:
+    """A new memory cgroup ``name`` (below ``parent``, else below this process's own) holding its processes to
+    ``limit`` bytes of memory the kernel charges them (anonymous pages, page cache, tmpfs), never swapped;
+    over it the kernel's OOM killer kills in this group only. ``limit`` 0: no cap (a parent for capped
+    groups). Its path, or "" where none can be made."""
+    # memsw and swap.max exist only where the kernel accounts swap, oom.group from Linux 4.19: the cap holds without.
+    v1 = [("memory.limit_in_bytes", str(limit), True), ("memory.memsw.limit_in_bytes", str(limit), False)]
+    v2 = [("memory.max", str(limit), True), ("memory.swap.max", "0", False), ("memory.oom.group", "1", False)]
+    if not limit:
+        v1, v2 = [], [("cgroup.subtree_control", "+memory", True)]  # v2: its children get the controller
+    return make_cgroup("memory", name, {1: v1, 2: v2}, parent)
+
+
+def oom_kills(directory: str) -> int:
+    """How many processes the kernel's OOM killer has killed in the memory cgroup ``directory`` (v2:
+    memory.events, v1: memory.oom_control; 0 where neither says, or for no directory)."""
+    for file in ("memory.events", "memory.oom_control") if directory else ():
+        try:
+            with open(os.path.join(directory, file)) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
+def remove_cgroup(directory: str, tries: int = 100) -> bool:
+    """Remove a cgroup and the cgroups below it, once their processes are gone (a killed process leaves its
+    cgroup within moments); whether it is gone."""
+    import time
+
+    try:
+        below = [entry.path for entry in os.scandir(directory) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        below = []
+    for child in below:
+        remove_cgroup(child, tries)
+    for attempt in range(tries):
+        try:
+            os.rmdir(directory)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            if attempt + 1 < tries:
+                time.sleep(0.01)
+    return False
 
 
 def join_cgroup(directory: str) -> bool:
@@ -258,45 +342,103 @@ def warm_pool_supported() -> bool:
 
 
 def can_unshare() -> bool:
-    return LINUX and _LIBC is not None and os.geteuid() == 0
+    """Whether this process can make private PID, network and mount namespaces: as root, or as any user where
+    the kernel lets it make a user namespace first (and mount a /proc there)."""
+    if not LINUX or _LIBC is None:
+        return False
+    return os.geteuid() == 0 or _user_namespaces_work()
 
 
-def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0) -> bool:
-    """Move what this process runs from now on into new PID, network and mount namespaces; return whether
-    it did. The caller continues as PID 2, under a tiny init (PID 1) that exits when the caller does, or
+_USERNS_PROBED: list[bool] = []
+
+
+def _user_namespaces_work() -> bool:
+    """Try, once, in a throwaway child: a user namespace with PID, network and mount namespaces, and a /proc
+    mounted in it (refused where unprivileged user namespaces are off, or /proc is partly masked)."""
+    if os.environ.get(USERNS_ENV, "") == "none" or _platform.machine() not in _SYS_CAPSET:
+        return False
+    if not _USERNS_PROBED:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _unshare(user=True)
+                init = os.fork()
+                if init == 0:
+                    os._exit(0 if _mount_proc() else 1)
+                os._exit(os.waitstatus_to_exitcode(os.waitpid(init, 0)[1]))
+            except BaseException:  # noqa: BLE001 - any failure means no
+                os._exit(1)
+        _USERNS_PROBED.append(os.waitpid(pid, 0)[1] == 0)
+    return _USERNS_PROBED[0]
+
+
+def _unshare(user: bool) -> None:
+    """New PID (for the children), network and mount namespaces; first a user namespace when not root, in which
+    this process keeps its own user and group ids (so files and messages look the same)."""
+    uid, gid = os.geteuid(), os.getegid()
+    flags = _CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWNS | (_CLONE_NEWUSER if user else 0)
+    if _LIBC.unshare(flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    if user:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+
+
+def _drop_capabilities() -> None:
+    """Give up the capabilities a user namespace grants its creator: candidates need none of them."""
+    header = ctypes.create_string_buffer(struct.pack("=Ii", 0x20080522, 0), 8)  # _LINUX_CAPABILITY_VERSION_3
+    data = ctypes.create_string_buffer(24)  # two {effective, permitted, inheritable}, all zero
+    _syscall(_SYS_CAPSET[_platform.machine()], header, data)
+
+
+def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0, memory_cap: int = 0,
+                       memory_groups: bool = False, on_memory: Callable[[], int] | None = None) -> str | None:
+    """Move what this process runs from now on into new PID, network and mount namespaces; None where it
+    cannot. The caller continues as PID 2, under a tiny init (PID 1) that exits when the caller does, or
     when ``watch_fd`` (a socket to the reducer) hangs up, or when the original process dies: the kernel
     then kills every process left in the namespace, daemons included. ``tied``: the original process dies
     with the thread that started it (not for pool workers, which a short-lived thread may start).
-    With ``max_tasks``, everything in the namespace is also held to that many tasks by a pids cgroup
-    (removed when the namespace ends). Must be called single-threaded."""
-    if not can_unshare():
-        return False
+    With ``max_tasks``, everything in the namespace is also held to that many tasks by a pids cgroup; with
+    ``memory_cap``, to that much memory by a memory cgroup, and if the kernel's OOM killer killed anything
+    there, the original process ends with ``on_memory()``'s exit code instead of the payload's. With
+    ``memory_groups``, a memory cgroup is made (not joined) for the caller to make capped groups in.
+    The cgroups are removed when the namespace ends. Returns the memory cgroup's path ("" if none).
+    Must be called single-threaded."""
+    if not LINUX or _LIBC is None or os.environ.get(USERNS_ENV, "") == "none" and os.geteuid() != 0:
+        return None  # (no probe here: the policy that calls this found that namespaces can be made)
+    user = os.geteuid() != 0
     try:
-        if _LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWNS) != 0:
-            return False
+        _unshare(user)
     except (AttributeError, OSError):
-        return False
-    cgroup = pids_cgroup(max_tasks)
+        return None
+    pids = pids_cgroup(max_tasks)
+    memory = memory_cgroup(f"jax-reduce-{os.getpid()}", memory_cap) if memory_cap or memory_groups else ""
+    joined = [group for group in (pids, memory if memory_cap else "") if group]
     init = os.fork()
     if init:
-        _wait_and_mirror(init, tied, cgroup)  # never returns
-    if cgroup and not join_cgroup(cgroup):
+        _wait_and_mirror(init, tied, [g for g in (pids, memory) if g], memory if memory_cap else "", on_memory)
+    if not all(join_cgroup(group) for group in joined):
         os._exit(1)
     # PID 1 of the new namespace.
     die_with_parent()  # (getppid() is 0 here: the parent is outside the namespace)
-    _mount_proc()
+    if not _mount_proc():
+        os._exit(1)  # PIDs read in /proc would not be the ones kill() takes: run nothing
     child = os.fork()
     if child == 0:
         die_with_parent()
-        return True
+        if user:
+            _drop_capabilities()
+        return memory
     _init_loop(child, watch_fd)
 
 
-def _mount_proc() -> None:
-    """A /proc that shows this namespace's PIDs (so PIDs read there are the ones kill() takes)."""
+def _mount_proc() -> bool:
+    """A /proc that shows this namespace's PIDs (so PIDs read there are the ones kill() takes); whether it is."""
     mount = _LIBC.mount
     mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None)
-    mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), None)
+    return mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), None) == 0
 
 
 def _init_loop(child: int, watch_fd: int) -> None:
@@ -324,8 +466,10 @@ def _init_loop(child: int, watch_fd: int) -> None:
                 break
 
 
-def _wait_and_mirror(init: int, tied: bool, cgroup: str) -> None:
-    """The original process waits for the namespace's init and ends the way the payload ended."""
+def _wait_and_mirror(init: int, tied: bool, cgroups: list[str], capped: str,
+                     on_memory: Callable[[], int] | None) -> None:
+    """The original process waits for the namespace's init and ends the way the payload ended (or as
+    ``on_memory`` says, when the OOM killer struck in the ``capped`` memory cgroup)."""
     if tied:
         die_with_parent()
     while True:
@@ -335,15 +479,10 @@ def _wait_and_mirror(init: int, tied: bool, cgroup: str) -> None:
         except InterruptedError:
             continue
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
-    if cgroup:
-        for _ in range(100):  # the namespace's processes are being reaped; the group empties within moments
-            try:
-                os.rmdir(cgroup)
-                break
-            except OSError:
-                import time
-
-                time.sleep(0.01)
+    if capped and on_memory is not None and oom_kills(capped):
+        code = on_memory()
+    for group in cgroups:  # the namespace's processes are being reaped; the groups empty within moments
+        remove_cgroup(group)
     if code > 128:
         signal.signal(code - 128, signal.SIG_DFL)
         os.kill(os.getpid(), code - 128)

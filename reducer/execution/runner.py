@@ -19,7 +19,7 @@ from typing import Any
 from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
-from reducer.execution.sandbox import Sandbox
+from reducer.execution.sandbox import Sandbox, memory_outcome
 
 SANDBOX_ENV = "JAX_REDUCE_SANDBOX"  # the policy (JSON) a fresh interpreter applies to itself before the candidate
 PARENT_ENV = "JAX_REDUCE_PARENT"  # the reducer's pid: a fresh interpreter whose reducer is already gone exits
@@ -111,8 +111,9 @@ def write_report(outcome: Outcome, path: str) -> None:
     os.replace(tmp, path)
 
 
-def enter_sandbox() -> Sandbox | None:
-    """Apply the policy the reducer passed in the environment to this fresh interpreter (still single-threaded)."""
+def enter_sandbox(result: str = "") -> Sandbox | None:
+    """Apply the policy the reducer passed in the environment to this fresh interpreter (still single-threaded);
+    if the kernel's OOM killer strikes in its memory cgroup, ``result`` (if given) reports a memory outcome."""
     policy = os.environ.pop(SANDBOX_ENV, "")
     parent = os.environ.pop(PARENT_ENV, "")
     sandbox = Sandbox.from_json(policy) if policy else None
@@ -122,7 +123,19 @@ def enter_sandbox() -> Sandbox | None:
     if parent and os.getppid() != int(parent):
         os._exit(1)  # the reducer died while this interpreter started, before it could tie itself to it
     if sandbox.namespaces:
-        platform.private_namespaces(max_tasks=sandbox.processes)  # this process goes on as PID 2 of its own namespaces
+        start = time.perf_counter()
+
+        def over_memory() -> int:
+            write_report(memory_outcome(sandbox, time.perf_counter() - start), result)
+            return 0
+
+        # This process goes on as PID 2 of its own namespaces, in its own memory cgroup where there is one.
+        cap = sandbox.memory_bytes if sandbox.memory_cgroup else 0
+        tasks = sandbox.processes if sandbox.pids_cgroup else 0
+        memory = platform.private_namespaces(max_tasks=tasks, memory_cap=cap,
+                                             on_memory=over_memory if result else None)
+        if cap and not memory:
+            raise OSError("jax-reduce: the memory cgroup this sandbox promised could not be made")
     sandbox.enter(os.getcwd())
     return sandbox
 
@@ -131,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
-    sandbox = enter_sandbox()
+    sandbox = enter_sandbox(result)
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
     with open(program) as f:
@@ -159,7 +172,7 @@ def main_as_user(argv: list[str] | None = None) -> None:
 
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
-    sandbox = enter_sandbox()
+    sandbox = enter_sandbox(result)
     if sandbox is not None and sandbox.enabled:
         atexit.register(platform.kill_descendants)  # after the normal exit's thread joins
     if len(args) > 2 and args[2]:

@@ -16,6 +16,7 @@ import warnings
 from typing import Any
 
 from reducer.execution import platform
+from reducer.execution.outcome import Kind, Outcome
 
 GIB, MIB = 1 << 30, 1 << 20
 DEFAULT_FILE_BYTES = 4 * GIB  # the largest file a candidate may write
@@ -49,6 +50,9 @@ class Sandbox:
     namespaces: bool = False  # private PID, network and mount namespaces per worker
     pids_cgroup: bool = False  # a pids cgroup per worker caps processes (fork bombs)
     seccomp: bool = False  # socket families filtered
+    # The cgroup version (1, 2) whose memory controller holds each candidate to ``memory_bytes`` (the kernel
+    # counts and OOM-kills in the candidate's group only); 0: an RSS watchdog does, polling /proc.
+    memory_cgroup: int = 0
 
     @classmethod
     def for_machine(cls, enabled: bool = True, allow_write: tuple[str, ...] = (), memory_mb: int = 0) -> Sandbox:
@@ -57,8 +61,17 @@ class Sandbox:
         if not enabled:
             return cls(enabled=False, memory_bytes=memory, file_bytes=0, processes=0)
         dirs = tuple(os.path.realpath(d) for d in allow_write)
-        return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, platform.landlock_abi(),
-                   platform.can_unshare(), platform.seccomp_available(), _pids_cgroup_works())
+        namespaces = platform.can_unshare()
+        # The per-candidate memory groups are made inside the namespaces and removed when they end.
+        cgroup = _memory_cgroup_works() if memory and namespaces else 0
+        return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, landlock=platform.landlock_abi(),
+                   namespaces=namespaces, pids_cgroup=_pids_cgroup_works(), seccomp=platform.seccomp_available(),
+                   memory_cgroup=cgroup)
+
+    @property
+    def memory_watchdog(self) -> bool:
+        """Whether memory is held by polling resident memory (no memory cgroup here)."""
+        return bool(self.memory_bytes) and not self.memory_cgroup
 
     @property
     def address_backstop(self) -> int:
@@ -90,7 +103,10 @@ class Sandbox:
 
     def describe(self) -> str:
         """One line: "sandbox: landlock ABI 6 (files, tcp, signals), network namespace, memory 3.5 GiB/candidate"."""
-        memory = f"memory {self.memory_bytes / GIB:.2g} GiB/candidate" if self.memory_bytes else "memory uncapped"
+        size = f"{self.memory_bytes / GIB:.2g} GiB" if self.memory_bytes >= GIB else f"{self.memory_bytes // MIB} MiB"
+        memory = f"memory {size}/candidate" if self.memory_bytes else "memory uncapped"
+        if self.memory_bytes:
+            memory += f" (cgroup v{self.memory_cgroup})" if self.memory_cgroup else " (rss watchdog)"
         if not self.enabled:
             return f"sandbox: off (--no-sandbox), {memory}"
         scopes = ["files"] + (["tcp"] if self.landlock >= 4 else []) + (["signals"] if self.landlock >= 6 else [])
@@ -132,11 +148,25 @@ class Sandbox:
             platform.deny_sockets(self.inet())
 
 
+def memory_outcome(sandbox: Sandbox, seconds: float) -> Outcome:
+    """How a candidate that went over the memory cap ended (watchdog or OOM killer alike)."""
+    return Outcome(kind=Kind.MEMORY, message=f"over the {sandbox.memory_bytes // MIB} MiB memory limit", seconds=seconds)
+
+
 def _pids_cgroup_works() -> bool:
     directory = platform.pids_cgroup(DEFAULT_PROCESSES)
     if directory:
-        os.rmdir(directory)
+        platform.remove_cgroup(directory)
     return bool(directory)
+
+
+def _memory_cgroup_works() -> int:
+    """The version of the memory cgroups this process can make (0: none), by making one and removing it."""
+    directory = platform.memory_cgroup(f"jax-reduce-{os.getpid()}-probe", GIB)
+    if directory:
+        platform.remove_cgroup(directory)
+        return platform.cgroup_version("memory")
+    return 0
 
 
 class SandboxWarning(UserWarning):

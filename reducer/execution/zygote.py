@@ -35,7 +35,7 @@ from pathlib import Path
 from multiprocess.connection import Connection
 
 from reducer.execution import platform
-from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, memory_outcome, over_memory, read_tail
+from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, read_tail
 from reducer.execution.isolation import Snapshot, patches_modules
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
@@ -43,7 +43,7 @@ from reducer.execution.protocol import (
     receive, send,
 )
 from reducer.execution.runner import run_and_judge
-from reducer.execution.sandbox import Sandbox
+from reducer.execution.sandbox import Sandbox, memory_outcome
 
 BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
 # Imported lazily by jax's first lowering (~30 ms in every child otherwise); they start no threads.
@@ -75,10 +75,14 @@ def _share_compilations(cache_dir: str) -> None:
 def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "") -> None:
     """Entry point of a worker process, talking to the reducer over the socket ``fd``."""
     sandbox = Sandbox.from_json(policy) if policy else Sandbox(enabled=False)
+    memory_groups = ""
     if sandbox.enabled and sandbox.namespaces:
         # Still single-threaded: from here on this worker is PID 2 of private namespaces whose init exits
-        # when the reducer hangs up, taking every process the candidates started with it.
-        platform.private_namespaces(watch_fd=fd, tied=False, max_tasks=sandbox.processes)
+        # when the reducer hangs up, taking every process the candidates started with it (and removing the
+        # memory cgroup its runners and children get theirs in).
+        memory_groups = platform.private_namespaces(
+            watch_fd=fd, tied=False, max_tasks=sandbox.processes if sandbox.pids_cgroup else 0,
+            memory_groups=bool(sandbox.memory_cgroup)) or ""
     conn = Connection(fd)
     if sys_path:
         sys.path.insert(0, sys_path)
@@ -105,7 +109,7 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
         return  # the parent restarts this worker without the program's imports
     if sandbox.enabled:
         platform.become_subreaper()  # orphans of killed candidates come back here, to be killed
-    zygote = Zygote(conn, sandbox)
+    zygote = Zygote(conn, sandbox, memory_groups)
     while True:
         try:
             message = receive(conn, Run, Cancel, Exit)
@@ -127,16 +131,28 @@ class _Runner:
     conn: Connection
     exit_fd: int  # a pidfd: readable once the runner has exited
     scratch: str  # the one directory it may write; its candidates run in a subdirectory emptied after each
+    memory: str  # its memory cgroup ("": its memory is watched instead)
     served: int = 0
 
 
 class Zygote:
     """Serves candidates in a zygote, keeping at most one runner alive."""
 
-    def __init__(self, conn: Connection, sandbox: Sandbox | None = None):
+    def __init__(self, conn: Connection, sandbox: Sandbox | None = None, memory_groups: str = ""):
         self.conn = conn  # to the reducer: replies, and cancels while a candidate runs
         self.sandbox = sandbox or Sandbox(enabled=False)
         self.runner: _Runner | None = None
+        self.memory_groups = memory_groups  # where each runner and own child gets a capped memory cgroup
+        self.forks = 0
+        self.oom_killed = False  # whether the OOM killer struck in the last ended runner's memory cgroup
+
+    def _memory_cgroup(self) -> str:
+        """A new memory cgroup capped at the candidate's limit for the next fork ("" where there is none: the
+        watchdog then holds that process's memory)."""
+        if not self.memory_groups or not self.sandbox.memory_bytes:
+            return ""
+        self.forks += 1
+        return platform.memory_cgroup(f"c{self.forks}", self.sandbox.memory_bytes, self.memory_groups)
 
     def serve(self, job: Job) -> Finished | Abandoned:
         """Run one candidate; the reply for the reducer."""
@@ -179,15 +195,21 @@ class Zygote:
             if remaining <= 0:
                 self._end_runner()
                 return Finished(Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start), How(runner_how))
-            wait = min(remaining, WATCH_SECONDS) if self.sandbox.memory_bytes else remaining
+            watched = _watched(self.sandbox, runner.memory)
+            wait = min(remaining, WATCH_SECONDS) if watched else remaining
             readable, _, _ = select.select([runner.conn, runner.exit_fd, self.conn], [], [], wait)
             if not readable:
-                if over_memory(runner.pid, self.sandbox):
+                if watched and platform.tree_rss(runner.pid) > self.sandbox.memory_bytes:
                     self._end_runner()
                     outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                     return Finished(outcome, How(runner_how, ("memory",)))
                 continue
             report = _report_from(runner.conn) if runner.conn in readable else None
+            if report is not None and platform.oom_kills(runner.memory):
+                # The kernel's OOM killer struck in the runner's group, at a process the candidate started.
+                self._end_runner()
+                outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
+                return Finished(outcome, How(runner_how, ("memory",)))
             if report is not None:
                 retired = report.dirt or (("lifetime",) if runner.served >= RUNNER_LIFETIME else ())
                 if retired:
@@ -196,6 +218,9 @@ class Zygote:
                 return Finished(outcome, How(runner_how, retired))
             if runner.exit_fd in readable or runner.conn in readable:  # died, or garbled its reply
                 status = self._end_runner()
+                if self.oom_killed:  # by the kernel's OOM killer, in its memory cgroup
+                    outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
+                    return Finished(outcome, How(runner_how, ("memory",)))
                 outcome = finished_outcome(_returncode(status), None, read_tail(Path(workdir) / ".stderr"),
                                            time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("died",)))
@@ -206,19 +231,21 @@ class Zygote:
     def _fork_runner(self) -> _Runner:
         ours, theirs = socket.socketpair()
         scratch = tempfile.mkdtemp(prefix="jax-reduce-runner-")
+        memory = self._memory_cgroup()
         pid = os.fork()
         if pid == 0:
             try:
+                _join(memory)
                 ours.close()
                 self.conn.close()  # candidates must not talk to the reducer's pipe
                 _runner_main(Connection(theirs.detach()), self.sandbox, scratch)
             finally:
                 os._exit(0)
         theirs.close()
-        return _Runner(pid, Connection(ours.detach()), os.pidfd_open(pid), scratch)
+        return _Runner(pid, Connection(ours.detach()), os.pidfd_open(pid), scratch, memory)
 
     def _end_runner(self) -> int:
-        """Kill the runner and everything it started; return its wait status."""
+        """Kill the runner and everything it started; return its wait status (and set :attr:`oom_killed`)."""
         runner, self.runner = self.runner, None
         assert runner is not None
         status = _kill(runner.pid)
@@ -226,6 +253,9 @@ class Zygote:
         os.close(runner.exit_fd)
         shutil.rmtree(runner.scratch, ignore_errors=True)
         self._kill_orphans()
+        self.oom_killed = platform.oom_kills(runner.memory) > 0
+        if runner.memory:
+            platform.remove_cgroup(runner.memory)
         return status
 
     def _kill_orphans(self) -> None:
@@ -237,19 +267,36 @@ class Zygote:
 
     def _in_own_child(self, job: Job, workdir: str) -> Finished | Abandoned:
         read_fd, write_fd = os.pipe()
+        memory = self._memory_cgroup()
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
+            _join(memory)
             os.close(read_fd)
             self.conn.close()
             _own_child(job, workdir, write_fd, self.sandbox)
         os.close(write_fd)
         try:
-            outcome = _watch(self.conn, pid, read_fd, start, job.timeout, workdir, self.sandbox)
+            outcome = _watch(self.conn, pid, read_fd, start, job.timeout, workdir, self.sandbox, memory)
         finally:
             os.close(read_fd)
             self._kill_orphans()
+            if memory:
+                platform.remove_cgroup(memory)
         return Finished(outcome, How("fork")) if outcome is not None else Abandoned(How("fork"))
+
+
+def _join(memory: str) -> None:
+    """In a freshly forked runner or child: enter its memory cgroup before anything else (it runs nothing
+    without the cap it was promised)."""
+    if memory and not platform.join_cgroup(memory):
+        os.write(2, b"jax-reduce: could not enter the memory cgroup\n")
+        os._exit(SANDBOX_FAILED)
+
+
+def _watched(sandbox: Sandbox, memory: str) -> bool:
+    """Whether the memory of a candidate process is polled (where no memory cgroup holds it)."""
+    return bool(sandbox.memory_bytes) and not memory
 
 
 def _fresh_workdir(scratch: str) -> str:
@@ -307,8 +354,10 @@ def _kill(pid: int) -> int:
 
 
 def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: float, workdir: str,
-           sandbox: Sandbox) -> Outcome | None:
-    """Wait for a candidate's own child to report and exit, for its deadline, or for a cancel (None)."""
+           sandbox: Sandbox, memory: str) -> Outcome | None:
+    """Wait for a candidate's own child to report and exit, for its deadline, or for a cancel (None); in its
+    memory cgroup ``memory`` (else its memory is polled)."""
+    watched = _watched(sandbox, memory)
     exit_fd = os.pidfd_open(pid)  # readable once the child has exited
     chunks: list[bytes] = []
     try:
@@ -317,9 +366,9 @@ def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: floa
             if remaining <= 0:
                 _kill(pid)
                 return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
-            wait = min(remaining, WATCH_SECONDS) if sandbox.memory_bytes else remaining
+            wait = min(remaining, WATCH_SECONDS) if watched else remaining
             readable, _, _ = select.select([read_fd, exit_fd, conn], [], [], wait)
-            if not readable and over_memory(pid, sandbox):
+            if not readable and watched and platform.tree_rss(pid) > sandbox.memory_bytes:
                 _kill(pid)
                 return memory_outcome(sandbox, time.perf_counter() - start)
             if read_fd in readable:
@@ -339,6 +388,8 @@ def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: floa
         os.killpg(pid, signal.SIGKILL)  # anything the candidate left running in its group
     except (ProcessLookupError, PermissionError):
         pass
+    if platform.oom_kills(memory):  # the kernel's OOM killer struck in the child's group
+        return memory_outcome(sandbox, time.perf_counter() - start)
     return finished_outcome(_returncode(status), _decoded_report(b"".join(chunks)),
                             read_tail(Path(workdir) / ".stderr"), time.perf_counter() - start)
 

@@ -1,0 +1,127 @@
+"""Memory held by the kernel: a memory cgroup per runner, own child and fresh interpreter, or the RSS watchdog
+where none can be made. Real candidates touch real pages; the cap is small (300 MiB) so the machine is never
+at risk."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from reducer.api import reduce
+from reducer.execution import platform
+from reducer.execution.fresh import FreshExecutor
+from reducer.execution.outcome import Kind
+from reducer.execution.pool import PoolExecutor
+from reducer.execution.sandbox import Sandbox
+
+pytestmark = pytest.mark.skipif(not platform.LINUX, reason="memory cgroups and the watchdog's /proc are Linux's")
+
+CAP_MB = 300
+TOUCH = "block = bytearray(1 << 30)\nraise ValueError('touched')\n"  # 1 GiB written, page by page
+OVER = f"over the {CAP_MB} MiB memory limit"
+
+
+def live(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    return alive
+
+
+def worker_cgroups(pool: PoolExecutor) -> list[str]:
+    """The memory cgroups of this pool's workers (named by the worker's pid) that exist now."""
+    own = platform._own_cgroup("memory")[1]
+    return [d for w in pool._all if own and os.path.isdir(d := os.path.join(own, f"jax-reduce-{w.process.pid}"))]
+
+
+def assert_memory(outcome, started: float) -> None:
+    assert (outcome.kind, outcome.message) == (Kind.MEMORY, OVER), outcome
+    assert time.monotonic() - started < 10
+
+
+def run_all_ways(policy: Sandbox) -> tuple[list[str], list[int]]:
+    """A touching candidate on a warm runner, in an own child and in a fresh interpreter: each a memory
+    outcome, and the pool goes on serving. Returns the memory cgroups its worker had and its processes."""
+    pool = PoolExecutor(1, sandbox=policy)
+    try:
+        for source in (TOUCH, "import builtins\n" + TOUCH):
+            started = time.monotonic()
+            assert_memory(pool.run(source, 60, threading.Event()), started)
+            assert pool.run("raise ValueError('next')", 60, threading.Event()).message == "next"
+        assert pool.stats.retired["memory"] == 1 and pool.stats.own_child == 1
+        assert pool.stats.restarts == 0  # the OOM killer never took the worker itself
+        cgroups, pids = worker_cgroups(pool), [w.process.pid for w in pool._all]
+    finally:
+        pool.close()
+    started = time.monotonic()
+    assert_memory(FreshExecutor(sandbox=policy).run(TOUCH, 60, threading.Event()), started)
+    return cgroups, pids
+
+
+def test_a_memory_cgroup_holds_each_candidate() -> None:
+    policy = Sandbox.for_machine(memory_mb=CAP_MB)
+    if not policy.memory_cgroup:
+        pytest.skip("no memory cgroup can be made here (needs root and a writable memory controller)")
+    assert f"memory {CAP_MB} MiB/candidate (cgroup v{policy.memory_cgroup})" in policy.describe()
+    cgroups, pids = run_all_ways(policy)
+    assert len(cgroups) == 1  # the worker's, with its runners' and children's groups inside
+    assert [d for d in cgroups if os.path.exists(d)] == []  # removed with the worker
+    assert live(pids) == []
+
+
+def test_forced_without_cgroups_the_watchdog_holds_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(platform.CGROUP_ENV, "none")
+    policy = Sandbox.for_machine(memory_mb=CAP_MB)
+    assert (policy.memory_cgroup, policy.pids_cgroup) == (0, False)
+    assert f"memory {CAP_MB} MiB/candidate (rss watchdog)" in policy.describe()
+    assert "the number of processes (fork bombs)" in policy.unprotected()
+    cgroups, pids = run_all_ways(policy)
+    assert cgroups == []  # the worker made none either
+    assert live(pids) == []
+
+
+def test_a_reduction_whose_candidates_go_over_the_cap_finishes(tmp_path: Path) -> None:
+    """Dropping `size` makes a candidate touch 1 GiB: a memory outcome (not kept), and the reduction goes on."""
+    program = tmp_path / "prog.py"
+    program.write_text('size = 16\nlabel = "small"\nblock = bytearray(globals().get("size", 1 << 30))\n'
+                       "raise ValueError(len(block) > 0)\n")
+    policy = Sandbox.for_machine(memory_mb=CAP_MB)
+    pool = PoolExecutor(1, sys_path=str(tmp_path), sandbox=policy)
+    pids = [w.process.pid for w in pool._all]
+    started = time.monotonic()
+    try:
+        result = reduce(str(program), output=str(tmp_path / "out.py"), jobs=1, memory_mb=CAP_MB, workers=pool,
+                        timeout=30)  # never a timeout under load: the memory outcome is what is tested
+        pids += [w.process.pid for w in pool._all]
+    finally:
+        pool.close()
+    assert time.monotonic() - started < 60
+    assert pool.stats.retired["memory"] >= 1
+    assert [line for line in result.source.splitlines() if not line.startswith("#")] == ["raise ValueError(1 > 0)"]
+    assert result.sandbox == policy.describe()
+    deadline = time.monotonic() + 2
+    while (live(pids) or ours(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (live(pids), ours(tmp_path)) == ([], [])
+
+
+def ours(tmp_path: Path) -> list[str]:
+    """Live processes whose command line names the test's directory (pool workers and their forks do)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(tmp_path) in cmdline and live([int(pid)]):
+            found.append(cmdline)
+    return found
