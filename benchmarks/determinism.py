@@ -118,15 +118,24 @@ def main() -> None:
             for setting in settings[1:]:
                 (out / f"{program.stem}.{setting.slug}.py").unlink()
             (out / f"{program.stem}.{settings[0].slug}.py").rename(out / f"{program.stem}.reduced.py")
+        # Rewritten after every program, so a run stopped early still leaves what it found.
+        write_report(args, header, rows, identical, len(programs), out)
+    print(Path(args.results).read_text())
+
+
+def write_report(args: argparse.Namespace, header: str, rows: list[str], identical: int, total: int,
+                 out: Path) -> None:
     command = "python benchmarks/determinism.py " + " ".join(sys.argv[1:])
+    done = "" if len(rows) == total else f" (stopped early: {len(rows)} of {total} programs run)"
     text = "\n".join([
         "# Determinism: the same bytes whatever --jobs, load and the sandbox",
         "",
         f"Commit {commit()}, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, jax {jax.__version__}, "
-        f"Python {platform.python_version()}, {os.cpu_count()} cores; loaded = {args.load} busy processes. "
+        f"Python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} when "
+        f"written; loaded = {args.load} busy processes of its own. "
         f"Command: `{command.strip()}`.",
         "",
-        f"**Identical programs in every setting: {identical} of {len(programs)}.** Cells: final tokens, tests run, "
+        f"**Identical programs in every setting: {identical} of {len(rows)}{done}.** Cells: final tokens, tests run, "
         "candidates rejected by timeout, seconds. Compared: the program below the provenance header (whose options "
         f"line names the sandbox setting). Outputs: `{out}`.",
         "",
@@ -135,7 +144,6 @@ def main() -> None:
         "",
     ])
     Path(args.results).write_text(text)
-    print(text)
 
 
 def run(program: Path, target: Path, setting: Setting, load: int) -> Result:

@@ -34,7 +34,12 @@ _PATH = re.compile(r"(?:File \"[^\"]+\", line \d+)|(?:(?:[\w.~-]*/)+[\w.-]+\.py(
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?!\w)")  # not inside float32, x64
 _HINTS = re.compile(r"^(?:-{4,}|For simplicity, JAX has removed its internal frames.*|<path> \(<name>\))$")
-_NAME_LISTS = re.compile(r"<name>[^\s,]*(?:,? (?:and )?<name>[^\s,]*)+")
+# A path into one of the program's own values (params['w'], state.n_pos, carry[0]) names the program's data
+# the way a variable does: inlining and flattening change it, the bug stays. So a path counts as a name; an
+# array's own attributes (x.shape, x.dtype) say what the message is about and stay.
+_KEY_PATH = r"<name>(?:\['[^']*'\]|\[N\]|\.(?!(?:shape|dtype|ndim|size|aval|weak_type|T)\b)\w+|\.<name>)*"
+_KEY_PATHS = re.compile(_KEY_PATH)
+_NAME_LISTS = re.compile(_KEY_PATH + r"(?:,? (?:and )?" + _KEY_PATH + ")+")
 _PLURALS = ((re.compile(r"\bvalues of the arguments\b"), "value of the argument"),)
 
 
@@ -61,7 +66,7 @@ def message_lines(message: str, names: set[str]) -> list[str]:
         if name_pattern is not None:
             line = name_pattern.sub("<name>", line)
         line = _NUMBER.sub("N", line)
-        line = _NAME_LISTS.sub("<name>", line)
+        line = _KEY_PATHS.sub("<name>", _NAME_LISTS.sub("<name>", line))
         for pattern, replacement in _PLURALS:
             line = pattern.sub(replacement, line)
         if line and not _HINTS.match(line) and not re.fullmatch(r"<path>(?::N)* \(<name>\)", line):

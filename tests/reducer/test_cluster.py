@@ -283,3 +283,74 @@ def test_the_command_line_honours_dask_scheduler_address(client, tmp_path):
     assert [line for line in lines if line.startswith("jax-reduce: worker tcp://")]
     code = [line for line in (tmp_path / "out" / "a.py").read_text().splitlines() if not line.startswith("#")]
     assert sum(line.count("reshape") for line in code) == 1  # reduced (the header comment names the options)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.e2e
+def test_a_lost_scheduler_stops_the_command_with_a_message_and_a_manifest_that_resumes(pool, tmp_path):
+    # A scheduler and a worker of the test's own, as separate process groups, so the test can kill -9 the
+    # scheduler mid-batch the way a lost machine would, and clean up the worker whatever happens.
+    address = f"tcp://127.0.0.1:{free_port()}"
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    log = (tmp_path / "cluster.log").open("w")
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", address.rsplit(":", 1)[1], "--dashboard-address", ":0"],
+                                 stdout=log, stderr=log, start_new_session=True, env=env)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                               "--nworkers", "1", "--no-dashboard"], stdout=log, stderr=log, start_new_session=True,
+                              env=env)
+    root = write_repros(tmp_path / "repros", {f"r{i}.py": f"({7 + i},)" for i in range(4)})
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    out = tmp_path / "out"
+    try:
+        with distributed.Client(address, timeout=60) as probe:
+            probe.wait_for_workers(1, timeout=120)
+        command = subprocess.Popen([sys.executable, "-m", "reducer.cli", str(root), "-o", str(out), "--jobs", "1",
+                                    "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, cwd=ROOT, env=env)
+        deadline = time.monotonic() + 240
+        while not (out / MANIFEST).exists() or not json.loads((out / MANIFEST).read_text())["files"]:
+            assert command.poll() is None and time.monotonic() < deadline, command.communicate()
+            time.sleep(0.1)
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        lost_at = time.monotonic()
+        stdout, stderr = command.communicate(timeout=120)
+        stopped_after = time.monotonic() - lost_at
+    finally:
+        for group in (scheduler, worker):
+            try:
+                os.killpg(group.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            group.wait()
+        log.close()
+    assert command.returncode == 2, stderr
+    assert stderr.splitlines()[-1] == (f"jax-reduce: lost the Dask scheduler at {address}; finished files are recorded "
+                                       "in the output directory's manifest.json: run the same command again to resume")
+    assert stopped_after < 60
+    finished = sorted(json.loads((out / MANIFEST).read_text())["files"])
+    assert 1 <= len(finished) < 4
+    assert sorted(p.name for p in out.glob("*.py")) == finished  # every recorded file has its output, no others
+
+    # Run the same command again (here without the cluster): the finished files are kept, the others reduced.
+    resumed = reduce_dir(root, out, jobs=1, workers=pool)
+    assert sorted(resumed.resumed) == finished
+    assert sorted(r.path for r in resumed.files) == [f"r{i}.py" for i in range(4)]
+    assert all(r.status is Status.REDUCED for r in resumed.files)
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    assert not alive(worker.pid) and not alive(scheduler.pid)
