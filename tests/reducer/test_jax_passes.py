@@ -6,7 +6,9 @@ import textwrap
 
 import libcst as cst
 
-from reducer.search.passes import ConstantPass, HoistPass, InlinePass, LiteralPass, TidyPass, UnusedParametersPass, UnwrapPass
+from reducer.search.passes import (
+    ConstantPass, HoistPass, InlinePass, LiteralPass, TidyPass, TupleElementsPass, UnusedParametersPass, UnwrapPass,
+)
 
 
 def candidates(pass_, source: str) -> list[str]:
@@ -43,11 +45,46 @@ def test_unwrap_control_flow():
     c = lax.while_loop(cond, body, init)
     d = lax.scan(step, carry, xs)
     e = lax.switch(i, [f, g], x)
+    k = lax.scan(step, carry, length=3)
+    m = lax.scan(step, carry, xs=ys)
     """
     out = "\n".join(candidates(UnwrapPass(), source))
     for expected in ("a = (lambda v: v + 1)(x)", "a = (lambda v: v - 1)(x)", "b = body(0, init)",
-                     "c = body(init)", "d = step(carry, xs[0])", "e = f(x)", "e = g(x)"):
+                     "c = body(init)", "d = step(carry, xs[0])", "e = f(x)", "e = g(x)", "k = step(carry, None)",
+                     "m = step(carry, ys[0])"):
         assert expected in out
+
+
+def test_tuple_elements_drop_one_position_of_a_loop_carry_everywhere_at_once():
+    source = """
+    def body(state):
+        i, h = state
+        return i + 1, jnp.append(h, 0.0)
+    lax.while_loop(lambda s: True, body, (0, jnp.zeros((2, 3))))
+    """
+    out = candidates(TupleElementsPass(), source)
+    assert len(out) == 2  # the shape (2, 3) is not a carry: integer tuples are left alone
+    assert out[0] == textwrap.dedent("""
+    def body(state):
+        h, = state
+        return jnp.append(h, 0.0),
+    lax.while_loop(lambda s: True, body, (jnp.zeros((2, 3)),))
+    """)
+    assert candidates(TupleElementsPass(), out[0]) == [textwrap.dedent("""
+    def body(state):
+        h = state
+        return jnp.append(h, 0.0)
+    lax.while_loop(lambda s: True, body, jnp.zeros((2, 3)))
+    """)]
+
+
+def test_tuple_elements_drop_a_position_of_both_branches():
+    source = """
+    lax.cond(p, lambda: ({"t": 0}, a + b), lambda: ({"t": 0}, c))
+    """
+    assert candidates(TupleElementsPass(), source)[0] == '\nlax.cond(p, lambda: (a + b,), lambda: (c,))\n'
+    assert candidates(TupleElementsPass(), "lax.cond(p, lambda: (a + b,), lambda: (c,)) * 2\n") == [
+        "lax.cond(p, lambda: (a + b), lambda: c) * 2\n"]
 
 
 def test_unwrap_custom_vjp_drops_its_rule_registration():

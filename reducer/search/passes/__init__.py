@@ -18,6 +18,7 @@ from reducer.search.passes.literals import LiteralPass
 from reducer.search.passes.params import UnusedParametersPass
 from reducer.search.passes.statements import StatementPass
 from reducer.search.passes.tidy import TidyPass
+from reducer.search.passes.tuples import TupleElementsPass
 from reducer.search.passes.unwrap import UnwrapPass
 
 
@@ -42,6 +43,7 @@ def default_passes() -> list[Pass]:
         HoistPass(),
         UnusedParametersPass(),
         NamedTupleFieldsPass(),
+        TupleElementsPass(),
         LiteralPass(),
         ConstantPass(),
         TidyPass(),
@@ -69,6 +71,7 @@ def statement_passes() -> list[Pass]:
 
 __all__ = [
     "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "IndependentStatementsPass",
-    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass", "UnusedDefinitionsPass",
+    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass", "TupleElementsPass",
+    "UnusedDefinitionsPass",
     "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes", "tracing",
 ]

@@ -12,7 +12,8 @@ easier to read (and often names the transformation that matters). Edits:
   jax.numpy functions may hand numpy inputs to numpy, which fails with numpy's error instead of JAX's;
 * `lax.cond(p, t, f, *ops)` becomes `t(*ops)` or `f(*ops)`; `lax.switch(i, [a, b], *ops)` one branch;
   `fori_loop(lo, hi, body, init)` becomes `body(lo, init)`; `while_loop(c, body, init)` becomes
-  `body(init)`; `scan(f, init, xs)` becomes `f(init, xs[0])`; `lax.map(f, xs)` becomes `f(xs[0])`.
+  `body(init)`; `scan(f, init, xs)` becomes `f(init, xs[0])`
+  (`f(init, None)` without xs); `lax.map(f, xs)` becomes `f(xs[0])`.
 """
 
 from __future__ import annotations
@@ -105,8 +106,11 @@ class _Collector(cst.CSTVisitor):
             self.edits.append(Edit(node, _call(values[2], [values[0], values[3]])))
         elif op == "while_loop" and len(values) == 3:
             self.edits.append(Edit(node, _call(values[1], [values[2]])))
-        elif op == "scan" and len(values) >= 3 and not _is_none(values[2]):
-            self.edits.append(Edit(node, _call(values[0], [values[1], _first(values[2])])))
+        elif op == "scan" and len(values) >= 2:
+            xs = values[2] if len(values) >= 3 else _keyword(node, "xs")
+            # Without xs (`scan(f, init, length=n)`) the body gets None for its slice.
+            sliced = cst.Name("None") if xs is None or _is_none(xs) else _first(xs)
+            self.edits.append(Edit(node, _call(values[0], [values[1], sliced])))
         elif op == "map" and len(values) == 2:
             self.edits.append(Edit(node, _call(values[0], [_first(values[1])])))
 
@@ -136,6 +140,10 @@ def _numpy_constructors_as_jax(module: cst.Module, aliases: dict[str, str]) -> t
 
     module.visit(_Finder())
     return tuple(found)
+
+
+def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
 def _is_none(node: cst.CSTNode) -> bool:
