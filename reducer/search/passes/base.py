@@ -65,8 +65,9 @@ _PASS_LINE = cst.SimpleStatementLine(body=[cst.Pass()])
 class _Rewriter(cst.CSTTransformer):
     """Replaces or removes the given nodes, then repairs what a removal would leave invalid."""
 
-    def __init__(self, replacements: dict[int, Replacement]):
+    def __init__(self, replacements: dict[int, Replacement], above: set[int] | None = None):
         super().__init__()
+        self.above = above  # when known: only these nodes have changes below them (the rest stays as it is)
         # Removals live in `targets` (repairs may cancel some); replacements proper in `replacements`.
         self.targets = {key for key, value in replacements.items() if value is REMOVE}
         self.replacements = {key: value for key, value in replacements.items() if value is not REMOVE}
@@ -78,6 +79,8 @@ class _Rewriter(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if id(node) in self.targets or id(node) in self.replacements:
             return False
+        if self.above is not None and id(node) not in self.above:
+            return False  # nothing to change below: keep the subtree as it is
         if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
             kept = [alias for alias in node.names if id(alias) not in self.targets]
             if not kept:
@@ -104,6 +107,8 @@ class _Rewriter(cst.CSTTransformer):
         replacement = self.replacements.get(id(original_node))
         if replacement is not None:
             return replacement
+        if self.above is not None and id(original_node) not in self.above:
+            return updated_node  # untouched: no repair applies
         return super().on_leave(original_node, updated_node)
 
     # Blocks that would be empty get `pass`.
@@ -121,7 +126,10 @@ class _Rewriter(cst.CSTTransformer):
         if not updated_node.body:
             return cst.RemoveFromParent()
         last = updated_node.body[-1]
-        if isinstance(getattr(last, "semicolon", None), cst.Semicolon):
+        # Only a line that lost statements loses its dangling `;`: every other node is left as it was, so a
+        # rewrite gives the same program whether it rebuilt the whole tree or only the changed paths.
+        if len(updated_node.body) < len(original_node.body) and isinstance(getattr(last, "semicolon", None),
+                                                                            cst.Semicolon):
             body = [*updated_node.body[:-1], last.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
             return updated_node.with_changes(body=body)
         return updated_node
@@ -196,8 +204,65 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     replacements: dict[int, Replacement] = {}
     for edit in edits:
         for node, replacement in edit.changes():
-            replacements.setdefault(id(node), replacement)
-    return module.visit(_Rewriter(replacements))
+            if id(node) not in replacements:
+                replacements[id(node)] = _fresh(replacement)
+    return module.visit(_Rewriter(replacements, _ancestors(module, replacements)))
+
+
+def _fresh(replacement: Replacement) -> Replacement:
+    """A copy of a replacement: it often holds nodes of the module (an inlined body, a branch), and a tree
+    in which one node object stands in two places confuses libcst's scope analysis of the result."""
+    if isinstance(replacement, cst.CSTNode):
+        return replacement.deep_clone()
+    if isinstance(replacement, cst.FlattenSentinel):
+        return cst.FlattenSentinel([node.deep_clone() for node in replacement.nodes])
+    return replacement
+
+
+# The search builds many candidates from one module (every subset a ddmin run tries), and rebuilding the
+# whole tree for each costs more than running most candidates. From a module's second use on, its parent
+# links are known and a rewrite only rebuilds the paths from the root to the changed nodes.
+_SEEN: list[cst.Module] = []  # modules applied to once (by identity)
+_LINKS: list[tuple[cst.Module, dict[int, cst.CSTNode]]] = []  # modules applied to more often: child -> parent
+_KEEP = 4
+
+
+def _ancestors(module: cst.Module, changed: Iterable[int]) -> set[int] | None:
+    """ids of every node above a changed one, or None (rewrite the whole tree) on a module's first use."""
+    parents = next((links for known, links in _LINKS if known is module), None)
+    if parents is None:
+        if not any(known is module for known in _SEEN):
+            _SEEN.insert(0, module)
+            del _SEEN[_KEEP:]
+            return None
+        parents = _parent_links(module)
+        _LINKS.insert(0, (module, parents))
+        del _LINKS[_KEEP:]
+    above: set[int] = set()
+    for key in changed:
+        parent = parents.get(key)
+        while parent is not None and id(parent) not in above:
+            above.add(id(parent))
+            parent = parents.get(id(parent))
+    return above
+
+
+def _parent_links(module: cst.Module) -> dict[int, cst.CSTNode]:
+    links: dict[int, cst.CSTNode] = {}
+    path: list[cst.CSTNode] = []
+
+    class _Links(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if path:
+                links[id(node)] = path[-1]
+            path.append(node)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            path.pop()
+
+    module.visit(_Links())
+    return links
 
 
 class EditPass:

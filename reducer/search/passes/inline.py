@@ -17,6 +17,7 @@ with it.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import itertools
@@ -1183,16 +1184,75 @@ class InlinePass(PassGroup):
     def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
         inlined = apply_edits(module, edits)
         sources = {getattr(edit, "source", "") for edit in edits}
-        dead = [edit for edit in UnusedDefinitionsPass().edits(inlined) if _defines(edit.node, sources)]
+        dead = [edit for edit in _unused_definitions(inlined, sources) if _defines(edit.node, sources)]
         dead += _dead_methods(inlined, sources | {d for edit in edits for d in getattr(edit, "drops", ())})
         for _ in range(3):  # a class or function only the dropped definitions used goes with them
             if not dead:
                 break
             inlined = apply_edits(inlined, dead)
             used = set().union(*(names_in(edit.node) for edit in dead))
-            dead = [edit for edit in UnusedDefinitionsPass().edits(inlined)
+            dead = [edit for edit in _unused_definitions(inlined, used)
                     if isinstance(edit.node, (cst.ClassDef, cst.FunctionDef)) and _defines(edit.node, used)]
         return inlined
+
+
+def _unused_definitions(module: cst.Module, names: set[str]) -> Sequence[Edit]:
+    """The cleanup pass's edits on ``module``, or at least those that remove definitions of ``names``.
+
+    Scope analysis of the whole module costs more than most candidates' runs, so Python's own parser
+    answers first when it can: a name read nowhere has every def, class and `name = ...` outside class
+    bodies unused, which is what the analysis would find. A name read somewhere (maybe in another scope) or
+    in a way ast does not show (a string annotation, `__all__`, `x += 1`) gets libcst's analysis.
+    """
+    names = {name for name in names if name.isidentifier()}  # a method (`Cls.m`) is _dead_methods' business
+    if not names:
+        return []
+    tree = ast.parse(module.code)
+    read: set[str] = set()
+    unsure: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            read.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            read.update(node.names)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            unsure.add(node.target.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            unsure.update(name for name in names if name in node.value)
+    if names & (read | unsure):
+        return UnusedDefinitionsPass().edits(module)
+    return [Edit(node) for node in _definitions(module.body, in_class=False) if _defines(node, names)]
+
+
+def _definitions(body: Sequence[cst.BaseStatement], in_class: bool) -> Iterator[cst.CSTNode]:
+    """Every def, class and single-target assignment statement outside class bodies, in source order."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            if not in_class:
+                yield from (small for small in statement.body if isinstance(small, cst.Assign)
+                            and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name))
+            continue
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and not in_class:
+            yield statement
+        inner_class = isinstance(statement, cst.ClassDef) or (in_class and not isinstance(statement, cst.FunctionDef))
+        for block in _blocks(statement):
+            yield from _definitions(block_statements(block), inner_class)
+
+
+def _blocks(statement: cst.BaseStatement) -> list[cst.BaseSuite]:
+    """The blocks directly inside a compound statement (an `elif` is a nested if in the first `else`)."""
+    if isinstance(statement, cst.If):
+        orelse = statement.orelse
+        rest = _blocks(orelse) if isinstance(orelse, cst.If) else [] if orelse is None else [orelse.body]
+        return [statement.body, *rest]
+    blocks = [getattr(statement, "body", None)]
+    blocks += [handler.body for handler in getattr(statement, "handlers", ())]
+    blocks += [case.body for case in getattr(statement, "cases", ())]
+    for part in ("orelse", "finalbody"):
+        extra = getattr(statement, part, None)
+        if extra is not None:
+            blocks.append(extra.body)
+    return [b for b in blocks if isinstance(b, cst.BaseSuite)]
 
 
 def _dead_methods(module: cst.Module, sources: set[str]) -> list[Edit]:
