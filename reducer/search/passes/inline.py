@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import itertools
 import json
+import symtable
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
@@ -1199,44 +1200,101 @@ class InlinePass(PassGroup):
 def _unused_definitions(module: cst.Module, names: set[str]) -> Sequence[Edit]:
     """The cleanup pass's edits on ``module``, or at least those that remove definitions of ``names``.
 
-    Scope analysis of the whole module costs more than most candidates' runs, so Python's own parser
-    answers first when it can: a name read nowhere has every def, class and `name = ...` outside class
-    bodies unused, which is what the analysis would find. A name read somewhere (maybe in another scope) or
-    in a way ast does not show (a string annotation, `__all__`, `x += 1`) gets libcst's analysis.
+    libcst's scope analysis of the whole module costs more than most candidates' runs; Python's own
+    symbol tables (``symtable``, in C) tell as exactly which scope each read of a name resolves to. A def,
+    class or `name = ...` outside class bodies is unused when no read resolves to its scope, which is
+    what the cleanup pass finds. Names read in ways the symbol tables do not show as libcst does (a string
+    annotation, `__all__`, `x += 1`, `del x`) get libcst's analysis.
     """
     names = {name for name in names if name.isidentifier()}  # a method (`Cls.m`) is _dead_methods' business
     if not names:
         return []
-    tree = ast.parse(module.code)
-    read: set[str] = set()
-    unsure: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
-            read.add(node.id)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            read.update(node.names)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            unsure.add(node.target.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            unsure.update(name for name in names if name in node.value)
-    if names & (read | unsure):
+    code = module.code
+    if any(name in _SCOPE_NAMES for name in names) or _unsure(ast.parse(code), names):
         return UnusedDefinitionsPass().edits(module)
-    return [Edit(node) for node in _definitions(module.body, in_class=False) if _defines(node, names)]
+    top = symtable.symtable(code, "<candidate>", "exec")
+    used = {name: _binding_scopes(top, name) for name in names}
+    return [Edit(node) for node, table in _definitions(module.body, top, in_class=False)
+            if any(_defines(node, {name}) and table.get_id() not in used[name] for name in names)]
 
 
-def _definitions(body: Sequence[cst.BaseStatement], in_class: bool) -> Iterator[cst.CSTNode]:
-    """Every def, class and single-target assignment statement outside class bodies, in source order."""
+_SCOPE_NAMES = {"lambda", "listcomp", "setcomp", "dictcomp", "genexpr"}  # symbol tables of expressions
+
+
+def _unsure(tree: ast.Module, names: set[str]) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in names:
+            return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del) and node.id in names:
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(n in node.value for n in names):
+            return True
+    return False
+
+
+def _binding_scopes(top: symtable.SymbolTable, name: str) -> set[int]:
+    """The ids (get_id) of the symbol tables whose binding of ``name`` some read resolves to."""
+    found: set[int] = set()
+
+    def walk(table: symtable.SymbolTable, chain: list[symtable.SymbolTable]) -> None:
+        try:
+            symbol = table.lookup(name)
+        except KeyError:
+            symbol = None
+        if symbol is not None and symbol.is_referenced():
+            found.add(_resolve(table, chain, symbol, name, top).get_id())
+        for child in table.get_children():
+            walk(child, [*chain, table])
+
+    walk(top, [])
+    return found
+
+
+def _resolve(table: symtable.SymbolTable, chain: list[symtable.SymbolTable], symbol: symtable.Symbol, name: str,
+             top: symtable.SymbolTable) -> symtable.SymbolTable:
+    if table is top or symbol.is_declared_global() or (symbol.is_global() and not symbol.is_local()):
+        return top
+    if symbol.is_local():
+        return table
+    for outer in reversed(chain):  # free: the nearest enclosing function that binds it (classes are skipped)
+        if outer.get_type() == "function":
+            try:
+                if outer.lookup(name).is_local():
+                    return outer
+            except KeyError:
+                pass
+    return top
+
+
+def _definitions(body: Sequence[cst.BaseStatement], table: symtable.SymbolTable,
+                 in_class: bool) -> Iterator[tuple[cst.CSTNode, symtable.SymbolTable]]:
+    """Every def, class and single-target assignment outside class bodies, with the symbol table of the
+    scope it binds in; a def's or class's own table is its parent's next child of that name."""
+    children: dict[str, list[symtable.SymbolTable]] = {}
+    for child in table.get_children():
+        children.setdefault(child.get_name(), []).append(child)
+    yield from _walk(body, table, children, in_class)
+
+
+def _walk(body: Sequence[cst.BaseStatement], table: symtable.SymbolTable,
+          children: dict[str, list[symtable.SymbolTable]],
+          in_class: bool) -> Iterator[tuple[cst.CSTNode, symtable.SymbolTable]]:
     for statement in body:
         if isinstance(statement, cst.SimpleStatementLine):
             if not in_class:
-                yield from (small for small in statement.body if isinstance(small, cst.Assign)
+                yield from ((small, table) for small in statement.body if isinstance(small, cst.Assign)
                             and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name))
             continue
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and not in_class:
-            yield statement
-        inner_class = isinstance(statement, cst.ClassDef) or (in_class and not isinstance(statement, cst.FunctionDef))
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            if not in_class:
+                yield statement, table
+            own = children.get(statement.name.value, [])
+            if own:
+                inner = own.pop(0)
+                yield from _definitions(block_statements(statement.body), inner, isinstance(statement, cst.ClassDef))
+            continue
         for block in _blocks(statement):
-            yield from _definitions(block_statements(block), inner_class)
+            yield from _walk(block_statements(block), table, children, in_class)
 
 
 def _blocks(statement: cst.BaseStatement) -> list[cst.BaseSuite]:
