@@ -186,3 +186,5 @@ def test_a_tracker_style_repro_reduces_within_twice_its_minimal(tmp_path, pool):
 def test_pytree_flatten_subscripts_an_argument_that_is_not_a_literal():
     source = "def g(p):\n    return p['a'][0] + p['a'][1]\ng(params)\ng({'a': (x, y)})\n"
     assert each(PytreeLeavesPass(), source)[0] == "def g(p):\n    return p[0] + p[1]\ng(params['a'])\ng((x, y))\n"
+    negative = "def g(p):\n    return p[-1]\ng(params)\n"
+    assert each(PytreeLeavesPass(), negative) == ["def g(p):\n    return p\ng(params[-1])\n"]

@@ -145,9 +145,13 @@ def _flattening(name: str, found: list[tuple[Chain, list[cst.Subscript]]], args:
 
 
 def _subscript(value: cst.BaseExpression, key: Key) -> cst.Subscript:
-    index = cst.SimpleString(repr(key)) if isinstance(key, str) else cst.Integer(str(key))
-    if isinstance(key, int) and key < 0:
+    index: cst.BaseExpression
+    if isinstance(key, str):
+        index = cst.SimpleString(repr(key))
+    elif key < 0:
         index = cst.UnaryOperation(cst.Minus(), cst.Integer(str(-key)))
+    else:
+        index = cst.Integer(str(key))
     return cst.Subscript(parenthesize(value), [cst.SubscriptElement(cst.Index(index))])
 
 
