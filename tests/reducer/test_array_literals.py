@@ -67,7 +67,7 @@ def test_zeros_alternative_for_one_literal():
 
 
 def test_only_literals_that_get_shorter():
-    module = cst.parse_module("import numpy as np\na = np.array([1, 2])\nb = np.array([[7.5]])\nc = np.array([1.5, 2.5], copy=True)\n")
+    module = cst.parse_module("import numpy as np\na = np.array([1, 2])\nb = np.array([[7.5]])\nc = np.array([1.5, 2.5], copy=True)\nprint(a, b, c)\n")
     # `np.ones(2, dtype=int)` is as long as `[1, 2]`; `[[7.5]]` and `(1, 1)` tie; `copy=` is not just a dtype.
     assert ArrayLiteralsPass().edits(module) == []
 

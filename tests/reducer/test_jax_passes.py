@@ -7,7 +7,8 @@ import textwrap
 import libcst as cst
 
 from reducer.search.passes import (
-    ConstantPass, HoistPass, InlinePass, LiteralPass, TidyPass, TupleElementsPass, UnusedParametersPass, UnwrapPass,
+    ConstantPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, TidyPass, TupleElementsPass, UnusedParametersPass,
+    UnwrapPass,
 )
 
 
@@ -552,11 +553,11 @@ def test_params_flatten_a_one_key_dict_parameter_with_its_arguments():
     loss({"w": w0, "b": b0}, 1.0)
     jax.grad(lambda p, x: f(p["b1"], x))({"b1": 0.0}, 2.0)
     """
-    out = candidates(UnusedParametersPass(), source)
+    out = candidates(PytreeLeavesPass(), source)
     assert any("return params * x + params\n" in c and "loss(w0, 1.0)" in c for c in out)
     assert any("jax.grad(lambda p, x: f(p, x))(0.0, 2.0)" in c for c in out)
     mixed = "def g(p):\n    return p['a'] + p['b']\ng({'a': 1, 'b': 2})\n"
-    assert candidates(UnusedParametersPass(), mixed) == []  # two keys: not a one-leaf pytree
+    assert candidates(PytreeLeavesPass(), mixed) == []  # two keys, both read: nothing to flatten or drop
 
 
 def test_hoist_takes_a_tuple_entry_by_a_negative_index():

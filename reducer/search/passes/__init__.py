@@ -16,6 +16,7 @@ from reducer.search.passes.independent import IndependentStatementsPass, LinesOf
 from reducer.search.passes.inline import InlinePass
 from reducer.search.passes.literals import LiteralPass
 from reducer.search.passes.params import UnusedParametersPass
+from reducer.search.passes.pytrees import PytreeLeavesPass
 from reducer.search.passes.statements import StatementPass
 from reducer.search.passes.tidy import TidyPass
 from reducer.search.passes.tuples import TupleElementsPass
@@ -42,6 +43,8 @@ def default_passes() -> list[Pass]:
         InlinePass(),
         HoistPass(),
         UnusedParametersPass(),
+        # Once a function's unread parameters are gone, its pytree arguments lose the entries it never reads.
+        PytreeLeavesPass(),
         NamedTupleFieldsPass(),
         TupleElementsPass(),
         LiteralPass(),
@@ -71,7 +74,7 @@ def statement_passes() -> list[Pass]:
 
 __all__ = [
     "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "IndependentStatementsPass",
-    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "StatementPass", "TidyPass", "TupleElementsPass",
-    "UnusedDefinitionsPass",
+    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "StatementPass", "TidyPass",
+    "TupleElementsPass", "UnusedDefinitionsPass",
     "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes", "tracing",
 ]

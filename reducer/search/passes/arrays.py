@@ -9,7 +9,12 @@ replaces every literal at once and only falls back to halves and single literals
 value-dependent bug: NaNs, indices, a mask).
 
 Only `np.array` / `np.asarray` / `jnp.array` / `jnp.asarray` of a rectangular nested list or tuple of number
-literals, with at most a dtype besides, and only where the constructor is shorter than the literal.
+literals (`float('nan')` and `float('inf')` count, as the tracker writes them), with at most a dtype besides,
+and only where the constructor is shorter than the literal.
+
+One more edit, listed first: every module-level constant made by a numpy or jax.numpy call that nothing
+reads any more is dropped, all in one (a repro's inputs that slicing left unused); the search's first
+candidate so drops those and replaces every other literal in one test.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
+from libcst.metadata import ScopeProvider
 
-from reducer.search.passes.base import Edit, EditPass
+from reducer.search.passes.base import REMOVE, Edit, EditPass, visited
 from reducer.search.passes.names import import_aliases, qualified_name
 from reducer.search.size import Size
 
@@ -39,6 +45,9 @@ def _number_kind(node: cst.BaseExpression) -> str | None:
         return "complex"
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return "bool"
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "float"
+            and len(node.args) == 1 and isinstance(node.args[0].value, cst.SimpleString)):
+        return "float"  # `float('nan')`, `-float('inf')`: how the tracker writes what has no literal
     return None
 
 
@@ -100,6 +109,40 @@ def constructors(call: cst.Call, aliases: dict[str, str]) -> list[cst.Call]:
     return made
 
 
+_CONSTANT_MODULES = ("numpy.", "jax.numpy.", "jax.random.wrap_key_data")
+
+
+def _unused_constants(module: cst.Module, aliases: dict[str, str]) -> list[cst.Assign]:
+    """Module-level `name = np.array(...)` (or any other numpy / jax.numpy call) whose name nothing reads."""
+    scope = visited(module, _GlobalScope()).scope
+    if scope is None:
+        return []
+    found = []
+    for statement in module.body:
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+            continue
+        assign = statement.body[0]
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name) and isinstance(assign.value, cst.Call)
+                and qualified_name(assign.value.func, aliases).startswith(_CONSTANT_MODULES)):
+            continue
+        bindings = scope.assignments[assign.targets[0].target.value]
+        if not any(binding.references for binding in bindings):
+            found.append(assign)
+    return found
+
+
+class _GlobalScope(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (ScopeProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scope = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.scope = self.get_metadata(ScopeProvider, node, None)
+
+
 class _Collector(cst.CSTVisitor):
     def __init__(self, aliases: dict[str, str]) -> None:
         super().__init__()
@@ -118,6 +161,11 @@ class ArrayLiteralsPass(EditPass):
     name = "array-literals"
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        collector = _Collector(import_aliases(module))
+        aliases = import_aliases(module)
+        collector = _Collector(aliases)
         module.visit(collector)
-        return collector.edits
+        unused = _unused_constants(module, aliases)
+        # First, one edit that drops every array constant nothing reads (a repro's sliced-away inputs), so the
+        # first candidate (every edit) both drops those and replaces the rest.
+        drop = [Edit(unused[0], REMOVE, tuple((node, REMOVE) for node in unused[1:]))] if unused else []
+        return [*drop, *collector.edits]

@@ -89,6 +89,9 @@ class _Rewriter(cst.CSTTransformer):
             if len(kept) < len(node.names):
                 self.import_names[id(node)] = kept  # set in leave_Import*, commas repaired
                 return False
+        if (isinstance(node, cst.Parameters) and isinstance(node.star_arg, cst.ParamStar) and node.kwonly_params
+                and all(id(p) in self.targets for p in node.kwonly_params)):
+            self.targets.add(id(node.star_arg))  # a bare `*` needs a keyword-only parameter after it
         if isinstance(node, cst.Tuple) and node.elements and all(id(e) in self.targets for e in node.elements):
             self.replacements[id(node)] = cst.Tuple([])  # every element goes: `()`, which needs its brackets
             return False
@@ -155,6 +158,11 @@ class _Rewriter(cst.CSTTransformer):
     def leave_Parameters(self, original_node, updated_node):  # type: ignore[override]
         if updated_node.star_arg is not cst.MaybeSentinel.DEFAULT or updated_node.kwonly_params or updated_node.star_kwarg:
             return updated_node
+        lost_star = original_node.star_arg is not cst.MaybeSentinel.DEFAULT or original_node.kwonly_params \
+            or original_node.star_kwarg
+        if lost_star and updated_node.params:  # `def f(a, *, b)` without `b`: `def f(a)`, not `def f(a, )`
+            last = updated_node.params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated_node.with_changes(params=[*updated_node.params[:-1], last])
         return _without_trailing_comma(original_node, updated_node, "params")
 
     # Imports that lose some names: keep the rest, without a dangling comma.
