@@ -13,9 +13,7 @@ import functools
 import inspect
 from typing import TYPE_CHECKING, Any, Callable
 
-import libcst as cst
-
-from tracker import nodes as N
+from tracker.lazy import cst, nodes as N
 from tracker.calltree import Statement
 from tracker.runtime import RUNTIME, Slot, method_wrapper
 
@@ -517,7 +515,9 @@ HANDLERS: dict[str, Api] = {
         DebugPrint("jax.debug.print", "jax.debug.print", ()),
         Callback("jax.pure_callback", "jax.pure_callback", ()),
         Callback("io_callback", "jax.experimental.io_callback", ()),
-    ]
+        CurriedWithStatics("jax.experimental.sparse.sparsify", "jax.experimental.sparse.sparsify", ("use_tracer",)),
+    ] + [_grad_like(f"jax.experimental.sparse.{name}")
+         for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian")]
 }
 
 # Public functions JAX does not route through ``repro.boundary``: the tracker wraps them itself.
