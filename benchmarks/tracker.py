@@ -178,7 +178,19 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated program number prefixes")
     parser.add_argument("--results", default=str(ROOT / "benchmarks" / "tracker-results.md"))
     parser.add_argument("--repeat", type=int, default=2, help="plain and tracked runs per program (fastest kept)")
+    parser.add_argument("--merge", default="",
+                        help="comma-separated .json results of earlier runs (shards of the corpus run side by "
+                             "side): write their rows as one table, running nothing")
     args = parser.parse_args()
+    if args.merge:
+        parts = [json.loads(Path(p).read_text()) for p in args.merge.split(",")]
+        rows = sorted((r for part in parts for r in part["rows"]), key=lambda r: r["program"])
+        text = markdown(rows, max(part["seconds"] for part in parts), " and ".join(p["command"] for p in parts),
+                        parts[0]["repeat"])
+        Path(args.results).write_text(text)
+        Path(args.results).with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+        print(text)
+        return
     wanted = [p for p in args.only.split(",") if p]
     programs = [p for p in sorted(CORPUS.glob("[0-9]*.py")) if not p.name.endswith(".min.py")
                 and (not wanted or any(p.name.startswith(w) for w in wanted))]
@@ -192,7 +204,9 @@ def main() -> None:
     text = markdown(rows, time.perf_counter() - start, command, args.repeat)
     print(text)
     Path(args.results).write_text(text)
-    Path(args.results).with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+    seconds = time.perf_counter() - start
+    Path(args.results).with_suffix(".json").write_text(json.dumps(
+        {"command": command, "seconds": seconds, "repeat": args.repeat, "rows": rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

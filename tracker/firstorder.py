@@ -164,10 +164,30 @@ def _has_arrays(out: Any) -> bool:
         return False
 
 
+# Public first-order functions outside those namespaces that bind primitives under a trace: without
+# their own record, ``jax.device_put(x)`` (Flax and Optax call it) became ``prims.device_put_p.bind(...)``.
+SINGLE_FUNCTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("jax", "jax", ("device_put", "device_put_replicated", "device_put_sharded")),
+    ("jax.ad_checkpoint", "jax.ad_checkpoint", ("checkpoint_name",)),
+)
+
+
+def wrap_single_functions() -> int:
+    count = 0
+    for module_name, public, names in SINGLE_FUNCTIONS:
+        module = sys.modules.get(module_name)
+        for name in names if module is not None else ():
+            obj = getattr(module, name, None)
+            if obj is not None and callable(obj) and not isinstance(obj, FirstOrder):
+                setattr(module, name, FirstOrder(f"{public}.{name}", obj))
+                count += 1
+    return count
+
+
 def wrap_namespaces() -> int:
     """Replace public functions in the loaded JAX namespaces by recording proxies, and have the others
     wrapped when they are imported; returns how many were wrapped now."""
-    count = 0
+    count = wrap_single_functions()
     for module_name, public in NAMESPACES:
         module = sys.modules.get(module_name)
         if module is not None:

@@ -19,7 +19,7 @@ SIGNATURE = Signature()  # the reducer's default level: template
 
 # How the repro must spell the APIs a program uses: it reads like JAX a person writes.
 SPELLING = {
-    "fail_jit_static_reshape": ["jax.jit(", "jnp.reshape("],
+    "fail_jit_static_reshape": ["jax.jit(", "jnp.reshape(", "jax.device_put("],
     "fail_vmap_broadcast": ["jax.vmap(", "in_axes=(None, 1, None)", "out_axes=1"],
     "fail_tracer_bool": ["jax.jit(", "jax.grad("],
     "fail_leaked_tracer": ["jax.jit(", "jnp.linalg.norm("],
