@@ -51,6 +51,16 @@ class ReturnedCall:
 RETURNED_CALL = ReturnedCall()
 
 
+class TransformCreation:
+    """A transformation JAX rejected when it was made: ``jax.jit(f, static_argnums=2)``."""
+
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        return site.call(stmt.options["public"], (FunctionRef("fun"), *stmt.args), stmt.kwargs)
+
+
+CREATION = TransformCreation()
+
+
 def _signature(fun: Callable) -> inspect.Signature | None:
     try:
         return inspect.signature(fun)
@@ -142,8 +152,22 @@ class Transform(Api):
         def transform(*args: Any, **kwargs: Any) -> Any:
             if not args or not callable(args[0]):  # decorator factory: jax.jit(static_argnums=0)
                 return lambda fun: transform(fun, *args, **kwargs)
-            return Transformed(api, real, args[0], args[1:], kwargs)
+            if not RUNTIME.recording():
+                return Transformed(api, real, args[0], args[1:], kwargs)
+            try:  # unfiltered: an error keeps JAX's raising site, which its signature compares
+                return RUNTIME.unfiltered_call(lambda: Transformed(api, real, args[0], args[1:], kwargs))
+            except Exception as error:
+                api.creation_failed(args[0], args[1:], kwargs, error)
+                raise
         return transform
+
+    def creation_failed(self, fun: Callable, t_args: tuple, t_kwargs: dict, error: BaseException) -> None:
+        """JAX rejected the transformation itself (``static_argnums=2`` for a function of two parameters):
+        record ``jax.jit(f, static_argnums=2)`` failing, ``f`` a stub with the user function's parameters."""
+        stmt = RUNTIME.record_failure("api", self.name, CREATION, error, t_args, t_kwargs,
+                                      {"public": self.public, "signatures": {"fun": _signature(fun)}})
+        stmt.functions["fun"] = None
+        _remember_name(stmt, "fun", fun)
 
     def options(self, proxy: "Transformed") -> dict[str, Any]:
         """The options the user gave the transformation, by name (fixed for a proxy, so cached there)."""

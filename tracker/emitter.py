@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import enum
+import inspect
 import itertools
 import keyword
 import os
@@ -367,7 +368,8 @@ class Emitter:
         if fdef is None:
             name = self.fresh(site.statement.options.get("names", {}).get(role, role))
             message = N.string("JAX did not trace this function in the original run")
-            site.prelude.append(N.function_def(name, N.parameters((), star_args=True),
+            signature = site.statement.options.get("signatures", {}).get(role)
+            site.prelude.append(N.function_def(name, _stub_parameters(signature),
                                                [N.raises(N.call("NotImplementedError", [message]))]))
             return N.name(name)
         return N.name(self.function_name(fdef))
@@ -812,6 +814,17 @@ def _config_statements() -> list[cst.BaseStatement]:
     except Exception:
         pass
     return out
+
+
+def _stub_parameters(signature: inspect.Signature | None) -> cst.Parameters:
+    """The user function's parameters, by name and kind (JAX checks ``static_argnums`` against them);
+    ``(*args, **kwargs)`` when unknown or variadic."""
+    if signature is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.kind == p.POSITIONAL_ONLY
+                                for p in signature.parameters.values()):
+        return N.parameters((), star_args=True)
+    params = list(signature.parameters.values())
+    return N.parameters([p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD],
+                        [p.name for p in params if p.kind == p.KEYWORD_ONLY])
 
 
 def _option_values(stmt: Statement) -> Any:

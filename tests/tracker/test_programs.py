@@ -19,6 +19,8 @@ SIGNATURE = Signature()  # the reducer's default level: template
 
 # How the repro must spell the APIs a program uses: it reads like JAX a person writes.
 SPELLING = {
+    # jax.jit rejecting its own options: the call, with a stub of the function's parameters.
+    "fail_jit_static_argnums_range": ["def apply_1(params, x):", "jax.jit(apply_1, static_argnums=2)"],
     "fail_jit_static_reshape": ["jax.jit(", "jnp.reshape(", "jax.device_put("],
     "fail_vmap_broadcast": ["jax.vmap(", "in_axes=(None, 1, None)", "out_axes=1"],
     "fail_tracer_bool": ["jax.jit(", "jax.grad("],
