@@ -8,9 +8,8 @@ import logging
 import os
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
-
-import libcst as cst
 
 from reprokit.files import write_atomically
 from tracker import config
@@ -19,7 +18,9 @@ from tracker.hook import adopt
 from tracker.runtime import RUNTIME, ReproError, Slot
 from tracker.verify import Verdict
 
-if TYPE_CHECKING:  # the emitter imports the handlers' modules
+if TYPE_CHECKING:  # the emitter imports the handlers' modules; libcst is loaded when a repro is written
+    import libcst as cst
+
     from tracker.emitter import Site
 
 log = logging.getLogger("tracker")
@@ -224,6 +225,7 @@ class Saved:
     error_type: str
     repeat: bool = False
     verdict: Verdict | None = None
+    seconds: float = 0.0  # writing and verifying the repro, after the failure: not tracking overhead
 
     def describe(self) -> str:
         if self.repeat:
@@ -231,7 +233,8 @@ class Saved:
         said = f"saved a repro of {self.error_type} to {self.path}"
         if self.verdict is None:
             return said
-        return f"{said}; it {self.verdict.summary()} [verified in {self.verdict.seconds:.2f} s]"
+        return (f"{said}; it {self.verdict.summary()} [verified in {self.verdict.seconds:.2f} s]"
+                f" [saved in {self.seconds:.2f} s]")
 
     @property
     def to_reduce(self) -> str:
@@ -259,12 +262,13 @@ def save_failure(error: BaseException, name: str | None = None, directory: str |
     with _failure_lock:
         if key in _saved_failures:
             return Saved(_saved_failures[key], kind, repeat=True)
+        start = time.perf_counter()
         path = save_repro(failing, name or repro_name(failing), directory)
         if path is None:
             return None
         _saved_failures[key] = path
         verdict = _verified(path, escaped) if RUNTIME.flags.verify else None
-    return Saved(path, kind, verdict=verdict)
+    return Saved(path, kind, verdict=verdict, seconds=time.perf_counter() - start)
 
 
 def _verified(path: str, error: BaseException) -> Verdict | None:

@@ -13,9 +13,7 @@ import functools
 import inspect
 from typing import TYPE_CHECKING, Any, Callable
 
-import libcst as cst
-
-from tracker import nodes as N
+from tracker.lazy import cst, nodes as N
 from tracker.calltree import Statement
 from tracker.runtime import RUNTIME, Slot, method_wrapper
 
@@ -51,6 +49,16 @@ class ReturnedCall:
 
 
 RETURNED_CALL = ReturnedCall()
+
+
+class TransformCreation:
+    """A transformation JAX rejected when it was made: ``jax.jit(f, static_argnums=2)``."""
+
+    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
+        return site.call(stmt.options["public"], (FunctionRef("fun"), *stmt.args), stmt.kwargs)
+
+
+CREATION = TransformCreation()
 
 
 def _signature(fun: Callable) -> inspect.Signature | None:
@@ -144,8 +152,22 @@ class Transform(Api):
         def transform(*args: Any, **kwargs: Any) -> Any:
             if not args or not callable(args[0]):  # decorator factory: jax.jit(static_argnums=0)
                 return lambda fun: transform(fun, *args, **kwargs)
-            return Transformed(api, real, args[0], args[1:], kwargs)
+            if not RUNTIME.recording():
+                return Transformed(api, real, args[0], args[1:], kwargs)
+            try:  # unfiltered: an error keeps JAX's raising site, which its signature compares
+                return RUNTIME.unfiltered_call(lambda: Transformed(api, real, args[0], args[1:], kwargs))
+            except Exception as error:
+                api.creation_failed(args[0], args[1:], kwargs, error)
+                raise
         return transform
+
+    def creation_failed(self, fun: Callable, t_args: tuple, t_kwargs: dict, error: BaseException) -> None:
+        """JAX rejected the transformation itself (``static_argnums=2`` for a function of two parameters):
+        record ``jax.jit(f, static_argnums=2)`` failing, ``f`` a stub with the user function's parameters."""
+        stmt = RUNTIME.record_failure("api", self.name, CREATION, error, t_args, t_kwargs,
+                                      {"public": self.public, "signatures": {"fun": _signature(fun)}})
+        stmt.functions["fun"] = None
+        _remember_name(stmt, "fun", fun)
 
     def options(self, proxy: "Transformed") -> dict[str, Any]:
         """The options the user gave the transformation, by name (fixed for a proxy, so cached there)."""
@@ -517,7 +539,9 @@ HANDLERS: dict[str, Api] = {
         DebugPrint("jax.debug.print", "jax.debug.print", ()),
         Callback("jax.pure_callback", "jax.pure_callback", ()),
         Callback("io_callback", "jax.experimental.io_callback", ()),
-    ]
+        CurriedWithStatics("jax.experimental.sparse.sparsify", "jax.experimental.sparse.sparsify", ("use_tracer",)),
+    ] + [_grad_like(f"jax.experimental.sparse.{name}")
+         for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian")]
 }
 
 # Public functions JAX does not route through ``repro.boundary``: the tracker wraps them itself.

@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import enum
+import inspect
 import itertools
 import keyword
 import os
@@ -49,6 +50,13 @@ class ChildKey:
     """The way from a registered node's stand-in to its i-th child: ``node.children[i]``."""
 
     index: int
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldKey:
+    """The way from a sparse array to one of its children: ``m.data``."""
+
+    name: str
 
 
 class EmitError(Exception):
@@ -342,6 +350,8 @@ class Emitter:
             self.implied.add(Import.of("operator"))
         if dotted.startswith(_IMPORTED_BY_PATH):
             module = dotted.rsplit(".", 1)[0]
+            while "." in module and not isinstance(sys.modules.get(module), types.ModuleType):
+                module = module.rsplit(".", 1)[0]  # a class's method: jax.experimental.sparse.BCOO.fromdense
             if isinstance(sys.modules.get(module), types.ModuleType):
                 self.implied.add(Import.of(module))
         if dotted.startswith("jax._src."):
@@ -358,7 +368,8 @@ class Emitter:
         if fdef is None:
             name = self.fresh(site.statement.options.get("names", {}).get(role, role))
             message = N.string("JAX did not trace this function in the original run")
-            site.prelude.append(N.function_def(name, N.parameters((), star_args=True),
+            signature = site.statement.options.get("signatures", {}).get(role)
+            site.prelude.append(N.function_def(name, _stub_parameters(signature),
                                                [N.raises(N.call("NotImplementedError", [message]))]))
             return N.name(name)
         return N.name(self.function_name(fdef))
@@ -412,8 +423,11 @@ class Emitter:
 
     def _node(self, node: V.Node, site: Site) -> cst.Call:
         """``State(c_1, c_2)`` or ``Params(aux, (c_1, c_2))``, defining the stand-in class once."""
-        identifier = self._node_class(node)
         children = [self.expr(x, site) for x in node.children]
+        if node.fields:  # a sparse array: jax.experimental.sparse.BCOO((data, indices), shape=...)
+            return N.call(self.path(f"jax.experimental.sparse.{node.type.__name__}"), [N.tuple_(children)],
+                          [(k, self.expr(v, site)) for k, v in node.aux.items()])
+        identifier = self._node_class(node)
         if node.is_namedtuple:
             return N.call(identifier, children)
         return N.call(identifier, [self.expr(node.aux, site), N.tuple_(children)])
@@ -439,6 +453,8 @@ class Emitter:
         for key in keys:
             if isinstance(key, ChildKey):
                 base = N.subscript(N.attribute(base, "children"), [N.integer(key.index)])
+            elif isinstance(key, FieldKey):
+                base = N.attribute(base, key.name)
             else:
                 base = N.subscript(base, [self.expr(key, site)])
         return base
@@ -472,7 +488,7 @@ class Emitter:
         return self._sharding(obj, site)
 
     def _sharding(self, obj: Any, site: Site) -> Expr:
-        from jax.sharding import Mesh, NamedSharding, PartitionSpec
+        from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
         from tracker.firstorder import FirstOrder
         if isinstance(obj, FirstOrder):
             return self.path(obj.public)
@@ -480,6 +496,11 @@ class Emitter:
             return N.call("jax.sharding.PartitionSpec", [self.expr(p, site) for p in obj])
         if isinstance(obj, Mesh):
             return N.call("jax.sharding.Mesh", [_device_grid(obj), N.tuple_([N.string(a) for a in obj.axis_names])])
+        if isinstance(obj, AbstractMesh):  # ``jax.typeof(x).sharding.mesh`` (nnx.Dropout passes one)
+            return N.call("jax.sharding.AbstractMesh",
+                          [N.tuple_([self.expr(s, site) for s in obj.axis_sizes]),
+                           N.tuple_([N.string(a) for a in obj.axis_names])],
+                          [("axis_types", N.tuple_([self.expr(t, site) for t in obj.axis_types]))])
         if isinstance(obj, NamedSharding):
             return N.call("jax.sharding.NamedSharding", [self.expr(obj.mesh, site), self.expr(obj.spec, site)])
         if isinstance(obj, types.FunctionType) and getattr(jax.checkpoint_policies, obj.__name__, None) is obj:
@@ -795,6 +816,17 @@ def _config_statements() -> list[cst.BaseStatement]:
     return out
 
 
+def _stub_parameters(signature: inspect.Signature | None) -> cst.Parameters:
+    """The user function's parameters, by name and kind (JAX checks ``static_argnums`` against them);
+    ``(*args, **kwargs)`` when unknown or variadic."""
+    if signature is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.kind == p.POSITIONAL_ONLY
+                                for p in signature.parameters.values()):
+        return N.parameters((), star_args=True)
+    params = list(signature.parameters.values())
+    return N.parameters([p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD],
+                        [p.name for p in params if p.kind == p.KEYWORD_ONLY])
+
+
 def _option_values(stmt: Statement) -> Any:
     """Values a statement passes besides its arguments (primitive parameters)."""
     params = stmt.options.get("params") if stmt.kind == "prim" else None
@@ -824,6 +856,8 @@ def _made(stmt: Statement) -> list[tuple[tuple[Key, ...], Any]]:
 
 def _child_key(node: V.Node, index: int) -> Key:
     """A NamedTuple is indexed like a tuple; a registered node's stand-in keeps its ``children``."""
+    if node.fields:
+        return FieldKey(node.fields[index])
     return index if node.is_namedtuple else ChildKey(index)
 
 

@@ -21,10 +21,8 @@ import linecache
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
-import libcst as cst
-
-from tracker import nodes as N
 from tracker.calltree import Statement
+from tracker.lazy import cst, nodes as N
 from tracker.runtime import RUNTIME, method_wrapper
 
 __jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
@@ -63,6 +61,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("jax.experimental.ode", "jax.experimental.ode"),
     ("jax.experimental.jet", "jax.experimental.jet"),
     ("jax.nn.initializers", "jax.nn.initializers"),
+    ("jax.experimental.sparse", "jax.experimental.sparse"),
 )
 # Namespaces of factories: what their functions return is a JAX function too (``Factory``).
 FACTORIES = frozenset({"jax.nn.initializers"})
@@ -165,10 +164,30 @@ def _has_arrays(out: Any) -> bool:
         return False
 
 
+# Public first-order functions outside those namespaces that bind primitives under a trace: without
+# their own record, ``jax.device_put(x)`` (Flax and Optax call it) became ``prims.device_put_p.bind(...)``.
+SINGLE_FUNCTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("jax", "jax", ("device_put", "device_put_replicated", "device_put_sharded")),
+    ("jax.ad_checkpoint", "jax.ad_checkpoint", ("checkpoint_name",)),
+)
+
+
+def wrap_single_functions() -> int:
+    count = 0
+    for module_name, public, names in SINGLE_FUNCTIONS:
+        module = sys.modules.get(module_name)
+        for name in names if module is not None else ():
+            obj = getattr(module, name, None)
+            if obj is not None and callable(obj) and not isinstance(obj, FirstOrder):
+                setattr(module, name, FirstOrder(f"{public}.{name}", obj))
+                count += 1
+    return count
+
+
 def wrap_namespaces() -> int:
     """Replace public functions in the loaded JAX namespaces by recording proxies, and have the others
     wrapped when they are imported; returns how many were wrapped now."""
-    count = 0
+    count = wrap_single_functions()
     for module_name, public in NAMESPACES:
         module = sys.modules.get(module_name)
         if module is not None:
@@ -188,6 +207,51 @@ def wrap_namespace(module: Any, public: str) -> int:
             continue
         setattr(module, name, (Factory if public in FACTORIES else FirstOrder)(f"{public}.{name}", obj))
         count += 1
+    if module.__name__ == "jax.experimental.sparse":
+        count += wrap_sparse(module)
+    return count
+
+
+# The sparse array classes' methods and operators a user calls: recorded like a dense array's
+# (``m @ x``, ``m.todense()``), so that what the class does inside (its own jitted helpers) is not.
+SPARSE_METHODS = ("matmul", "rmatmul", "mul", "rmul", "add", "radd", "sub", "rsub", "neg", "pos", "getitem")
+SPARSE_NAMED_METHODS = ("todense", "transpose", "sum", "reshape", "astype", "sort_indices", "sum_duplicates",
+                        "update_layout")
+# Transformations of ``jax.experimental.sparse`` (its sparsify and sparse-aware autodiff): recorded like
+# ``jax.jit``, ``sparsify(f)(m, x)`` with ``f``'s trace.
+SPARSE_TRANSFORMS = ("sparsify", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian")
+
+
+def wrap_sparse(module: Any) -> int:
+    """Wrap the sparse classes' constructors from dense arrays, methods and operators, and the sparse
+    transformations; returns how many were wrapped."""
+    from tracker.apis import HANDLERS
+    count = 0
+    for transform in SPARSE_TRANSFORMS:
+        real = getattr(module, transform, None)
+        real = getattr(real, "fun", real)  # wrap_namespace made it a FirstOrder
+        handler = HANDLERS.get(f"jax.experimental.sparse.{transform}")
+        if real is not None and handler is not None:
+            setattr(module, transform, handler.wrap(real))
+            count += 1
+    for cls_name in ("JAXSparse", "BCOO", "BCSR", "COO", "CSR", "CSC"):
+        cls = getattr(module, cls_name, None)
+        if cls is None:
+            continue
+        for name in SPARSE_METHODS:
+            count += _patch(cls, f"__{name}__", lambda orig, n=name: _recording_operator(n, orig))
+        for name in SPARSE_NAMED_METHODS:
+            count += _patch(cls, name, lambda orig, n=name: _recording_operator(n, orig))
+        prop = cls.__dict__.get("T")
+        if isinstance(prop, property) and not getattr(prop.fget, "_tracked", False):
+            getter = _recording_operator("T", prop.fget)
+            getter._tracked = True  # type: ignore[attr-defined]
+            setattr(cls, "T", property(getter))
+        for name in ("fromdense", "from_scipy_sparse"):
+            method = cls.__dict__.get(name)
+            if isinstance(method, classmethod):
+                setattr(cls, name, FirstOrder(f"jax.experimental.sparse.{cls_name}.{name}", method.__get__(None, cls)))
+                count += 1
     return count
 
 
@@ -315,14 +379,14 @@ def wrap_tree_functions() -> int:
 
 # -- array operators and methods ---------------------------------------------------------------
 
-BINARY: dict[str, type] = {
-    "add": cst.Add, "sub": cst.Subtract, "mul": cst.Multiply, "truediv": cst.Divide, "floordiv": cst.FloorDivide,
-    "mod": cst.Modulo, "pow": cst.Power, "matmul": cst.MatrixMultiply, "and": cst.BitAnd, "or": cst.BitOr,
-    "xor": cst.BitXor, "lshift": cst.LeftShift, "rshift": cst.RightShift,
-    "eq": cst.Equal, "ne": cst.NotEqual, "lt": cst.LessThan, "le": cst.LessThanEqual, "gt": cst.GreaterThan,
-    "ge": cst.GreaterThanEqual,
+BINARY: dict[str, str] = {  # operator -> its libcst class (loaded when emitted)
+    "add": "Add", "sub": "Subtract", "mul": "Multiply", "truediv": "Divide", "floordiv": "FloorDivide",
+    "mod": "Modulo", "pow": "Power", "matmul": "MatrixMultiply", "and": "BitAnd", "or": "BitOr",
+    "xor": "BitXor", "lshift": "LeftShift", "rshift": "RightShift",
+    "eq": "Equal", "ne": "NotEqual", "lt": "LessThan", "le": "LessThanEqual", "gt": "GreaterThan",
+    "ge": "GreaterThanEqual",
 }
-UNARY: dict[str, type] = {"neg": cst.Minus, "pos": cst.Plus, "invert": cst.BitInvert}
+UNARY: dict[str, str] = {"neg": "Minus", "pos": "Plus", "invert": "BitInvert"}  # libcst classes
 CONVERSIONS = {"bool": "bool", "int": "int", "float": "float", "complex": "complex",
                "index": "operator.index", "array": "np.asarray", "len": "len"}
 PROPERTIES = ("T", "mT", "real", "imag")
@@ -347,7 +411,7 @@ class Operators:
         if name.startswith("r") and name[1:] in BINARY:
             return _binary(BINARY[name[1:]], site.operand(args[1]), site.operand(args[0]))
         if name in UNARY:
-            return cst.UnaryOperation(UNARY[name](), site.operand(args[0]))
+            return cst.UnaryOperation(getattr(cst, UNARY[name])(), site.operand(args[0]))
         if name == "getitem":
             return site.subscript(args[0], args[1])
         if name in ("abs", "round", "divmod"):
@@ -359,7 +423,8 @@ class Operators:
         return site.call(N.attribute(site.receiver(args[0]), name), args[1:], stmt.kwargs)
 
 
-def _binary(operator: type, left: cst.BaseExpression, right: cst.BaseExpression) -> cst.BaseExpression:
+def _binary(operator_name: str, left: cst.BaseExpression, right: cst.BaseExpression) -> cst.BaseExpression:
+    operator = getattr(cst, operator_name)
     if issubclass(operator, cst.BaseCompOp):
         return cst.Comparison(left, [cst.ComparisonTarget(operator(), right)])
     return cst.BinaryOperation(left, operator(), right)
@@ -573,13 +638,14 @@ def _at_method(method: str, original: Callable) -> Callable:
     return update
 
 
-def _patch(cls: type, attr: str, make: Callable[[Callable], Callable]) -> None:
+def _patch(cls: type, attr: str, make: Callable[[Callable], Callable]) -> int:
     original = cls.__dict__.get(attr)
     if original is None or not callable(original) or getattr(original, "_tracked", False):
-        return
+        return 0
     patched = make(original)
     patched._tracked = True  # type: ignore[attr-defined]
     setattr(cls, attr, patched)
+    return 1
 
 
 # -- primitive binds ---------------------------------------------------------------------------

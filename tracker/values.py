@@ -33,6 +33,25 @@ class Node:
     def is_namedtuple(self) -> bool:
         return issubclass(self.type, tuple)
 
+    @property
+    def fields(self) -> tuple[str, ...] | None:
+        """A sparse array's attribute for each child (``data``, ``indices``); None for other nodes."""
+        return sparse_fields(self.type)
+
+
+# jax.experimental.sparse's array classes: a repro builds them with their public constructor
+# (``BCOO((data, indices), shape=...)``, its aux data being the keywords) and reads their children
+# back by attribute, so a sparse operation fails in the repro as in the program.
+_SPARSE_FIELDS = {"BCOO": ("data", "indices"), "BCSR": ("data", "indices", "indptr"),
+                  "COO": ("data", "row", "col"), "CSR": ("data", "indices", "indptr"),
+                  "CSC": ("data", "indices", "indptr")}
+
+
+def sparse_fields(cls: type) -> tuple[str, ...] | None:
+    if not cls.__module__.startswith("jax.experimental.sparse."):
+        return None
+    return _SPARSE_FIELDS.get(cls.__name__)
+
 
 def normalize(obj: Any) -> Any:
     if isinstance(obj, _PLAIN) or is_array(obj) or isinstance(obj, core.Tracer):
@@ -54,7 +73,8 @@ def normalize(obj: Any) -> Any:
         return obj  # a leaf JAX does not know how to flatten: emitted as a constant if it can be
     normalized = tuple(normalize(x) for x in children)
     node_type, aux = treedef.node_data()
-    if node_type is type(obj) and not _from_jax(node_type) and _plain(aux):
+    if node_type is type(obj) and (not _from_jax(node_type) or sparse_fields(node_type)) and _plain(aux) \
+            and len(normalized) == len(sparse_fields(node_type) or normalized):
         return Node(node_type, aux, normalized)
     return normalized
 
@@ -103,6 +123,8 @@ def has_arrays(tree: Any) -> bool:
 
 def paths(tree: Any, prefix: str = "") -> list[tuple[str, Any]]:
     """(subscript path, leaf) pairs, e.g. ``('["w"][0]', leaf)``."""
+    if isinstance(tree, Node) and tree.fields:
+        return [p for field, item in zip(tree.fields, tree.children) for p in paths(item, f"{prefix}.{field}")]
     if isinstance(tree, Node):
         return paths(tree.children, f"{prefix}.children")
     if is_sequence(tree):

@@ -19,7 +19,9 @@ SIGNATURE = Signature()  # the reducer's default level: template
 
 # How the repro must spell the APIs a program uses: it reads like JAX a person writes.
 SPELLING = {
-    "fail_jit_static_reshape": ["jax.jit(", "jnp.reshape("],
+    # jax.jit rejecting its own options: the call, with a stub of the function's parameters.
+    "fail_jit_static_argnums_range": ["def apply_1(params, x):", "jax.jit(apply_1, static_argnums=2)"],
+    "fail_jit_static_reshape": ["jax.jit(", "jnp.reshape(", "jax.device_put("],
     "fail_vmap_broadcast": ["jax.vmap(", "in_axes=(None, 1, None)", "out_axes=1"],
     "fail_tracer_bool": ["jax.jit(", "jax.grad("],
     "fail_leaked_tracer": ["jax.jit(", "jnp.linalg.norm("],
@@ -47,6 +49,12 @@ SPELLING = {
     "fail_leak_from_scan_body": ["lax.scan(", "global leaked_", "jax.grad("],
     "fail_pmap_devices": ["jax.pmap(", "in_axes=(0, None)", "static_broadcasted_argnums=(2,)"],
     "fail_training_loop_at_update": ["jax.jit(", "donate_argnums=(0,)", ".at[0].add(1)", "jax.grad("],
+    # jax.experimental.sparse: its classes built with their constructors, its calls and transformations as
+    # the program made them, and none of what sparse does inside (its jitted helpers, binds).
+    "fail_sparse_gcn_minibatch": ["jax.experimental.sparse.sparsify(propagate_", "adj.sum(axis=1)",
+                                  "jax.experimental.sparse.BCOO((v_", ".todense()", "adj * v_",
+                                  "jax.jit(train_step_", "jax.grad(loss_fn_"],
+    "fail_sparse_fromdense_in_jit": ["jax.experimental.sparse.BCOO.fromdense(v_"],
     "fail_pytree_node_mapping": ["class Params:", "def flatten_Params(node):",
                                  "jax.tree_util.register_pytree_node(Params, flatten_Params, unflatten_Params)",
                                  "jax.jit(sgd_step_24)(Params(('w1', 'b1', 'w2'), (c_35, c_36, c_37)), c_38, c_39)",

@@ -1,4 +1,5 @@
-# jit with static_argnums and static_argnames; jnp.reshape to an incompatible size fails in jax.numpy.
+# jit with static_argnums and static_argnames; jnp.reshape to an incompatible size fails in jax.numpy. The
+# input goes through jax.device_put inside the trace, as data pipelines do (a call, not its primitive bind).
 from functools import partial
 
 import jax
@@ -7,6 +8,7 @@ import jax.numpy as jnp
 
 @partial(jax.jit, static_argnums=(1,), static_argnames=("cols",))
 def to_matrix(x, rows, *, cols):
+    x = jax.device_put(x)
     return jnp.reshape(x * 2.0, (rows, cols)).sum(axis=0)
 
 
