@@ -3,7 +3,7 @@
 sandbox off among them, and earlier committed outputs.
 
     python benchmarks/determinism.py [--only 03 05] [--settings jobs1 jobs4-nosandbox-loaded]
-        [--against benchmarks/corpus-outputs] [--load 2] [--out-dir DIR] [--results FILE]
+        [--against benchmarks/corpus-outputs] [--reuse] [--load 2] [--out-dir DIR] [--results FILE]
 
 Per program and setting: final tokens, decided tests, candidates rejected by timeout, seconds; then whether
 every setting gave byte-identical output. Only a timeout can legitimately make two runs differ (it only ever
@@ -85,6 +85,8 @@ def main() -> None:
                         help="jobsN[-loaded][-nosandbox] each (default: %(default)s)")
     parser.add_argument("--against", metavar="DIR",
                         help="also compare with earlier outputs DIR/NAME.reduced.py (e.g. benchmarks/corpus-outputs)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="take a setting's output from --out-dir when an earlier run left it (compare again)")
     parser.add_argument("--load", type=int, default=os.cpu_count() or 2, help="busy processes for loaded runs")
     parser.add_argument("--out-dir", default=str(HERE / "determinism"))
     parser.add_argument("--results", default=str(HERE / "determinism-results.md"))
@@ -103,9 +105,13 @@ def main() -> None:
         outputs, cells = [], []
         for setting in settings:
             target = out / f"{program.stem}.{setting.slug}.py"
-            result = run(program, target, setting, args.load)
+            cell = target.with_suffix(".cell")
+            if not (args.reuse and target.exists() and cell.exists()):
+                result = run(program, target, setting, args.load)
+                cell.write_text(f"{result.tokens_after} tok, {result.tests} tests, {result.timeouts} to, "
+                                f"{result.seconds:.0f}s")
             outputs.append(body(target.read_bytes()))
-            cells.append(f"{result.tokens_after} tok, {result.tests} tests, {result.timeouts} to, {result.seconds:.0f}s")
+            cells.append(cell.read_text())
         if args.against:
             earlier = Path(args.against) / f"{program.stem}.reduced.py"
             outputs.append(body(earlier.read_bytes()) if earlier.exists() else b"(missing)")
@@ -114,10 +120,6 @@ def main() -> None:
         identical += same
         rows.append(f"| {program.name} | " + " | ".join(cells) + f" | {'yes' if same else '**no**'} |")
         print(rows[-1], flush=True)
-        if same:  # one copy is enough when they agree
-            for setting in settings[1:]:
-                (out / f"{program.stem}.{setting.slug}.py").unlink()
-            (out / f"{program.stem}.{settings[0].slug}.py").rename(out / f"{program.stem}.reduced.py")
         # Rewritten after every program, so a run stopped early still leaves what it found.
         write_report(args, header, rows, identical, len(programs), out)
     print(Path(args.results).read_text())
@@ -137,7 +139,7 @@ def write_report(args: argparse.Namespace, header: str, rows: list[str], identic
         "",
         f"**Identical programs in every setting: {identical} of {len(rows)}{done}.** Cells: final tokens, tests run, "
         "candidates rejected by timeout, seconds. Compared: the program below the provenance header (whose options "
-        f"line names the sandbox setting). Outputs: `{out}`.",
+        f"line names the sandbox setting). Outputs: `{out}`, NAME.SETTING.py each (with its cell in NAME.SETTING.cell).",
         "",
         header,
         *rows,

@@ -3,8 +3,9 @@
 Checked: the same outputs and records as the local batch; a client interrupted by Ctrl-C leaves a consistent
 manifest, cancels its cluster tasks, and a rerun resumes; a worker killed mid-run (by the test, its pid
 read from the cluster) loses and duplicates nothing; a repro that kills its own worker is recorded as such
-after two deaths; other versions are refused; without Dask, --scheduler says how to install it; and the
-local batch never imports Dask.
+after two deaths; other versions are refused; a scheduler killed mid-batch stops the command with a message
+and a manifest that resumes; without Dask, --scheduler says how to install it; and the local batch never
+imports Dask.
 """
 
 from __future__ import annotations

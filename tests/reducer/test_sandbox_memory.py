@@ -18,23 +18,13 @@ from reducer.execution.outcome import Kind
 from reducer.execution.pool import PoolExecutor
 from reducer.execution.sandbox import Sandbox
 
+from procs import commands_naming, live
+
 pytestmark = pytest.mark.skipif(not platform.LINUX, reason="memory cgroups and the watchdog's /proc are Linux's")
 
 CAP_MB = 300
 TOUCH = "block = bytearray(1 << 30)\nraise ValueError('touched')\n"  # 1 GiB written, page by page
 OVER = f"over the {CAP_MB} MiB memory limit"
-
-
-def live(pids: list[int]) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.append(pid)
-    return alive
 
 
 def worker_cgroups(pool: PoolExecutor) -> list[str]:
@@ -109,19 +99,6 @@ def test_a_reduction_whose_candidates_go_over_the_cap_finishes(tmp_path: Path) -
     assert [line for line in result.source.splitlines() if not line.startswith("#")] == ["raise ValueError(1 > 0)"]
     assert result.sandbox == policy.describe()
     deadline = time.monotonic() + 2
-    while (live(pids) or ours(tmp_path)) and time.monotonic() < deadline:
+    while (live(pids) or commands_naming(str(tmp_path))) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert (live(pids), ours(tmp_path)) == ([], [])
-
-
-def ours(tmp_path: Path) -> list[str]:
-    """Live processes whose command line names the test's directory (pool workers and their forks do)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if str(tmp_path) in cmdline and live([int(pid)]):
-            found.append(cmdline)
-    return found
+    assert (live(pids), commands_naming(str(tmp_path))) == ([], [])

@@ -18,6 +18,8 @@ import pytest
 
 from reducer.execution import platform
 
+from procs import commands_naming
+
 ROOT = Path(__file__).resolve().parents[2]
 USER = "nobody"
 
@@ -216,18 +218,6 @@ def test_user_namespaces_contain_an_ordinary_users_process(user_world) -> None:
         assert facts["capabilities"] == "0000000000000000"  # the namespace's capabilities given up
         assert facts["tcp"] == errno.ENETUNREACH  # a network namespace with no route anywhere
     deadline = time.monotonic() + 2
-    while (left := [c for c in user_processes(user.pw_uid, base) + marked(marker)]) and time.monotonic() < deadline:
+    while (left := [c for c in user_processes(user.pw_uid, base) + commands_naming(marker)]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert left == []  # the daemon died with the namespace
-
-
-def marked(marker: str) -> list[str]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if marker in cmdline:
-            found.append(cmdline)
-    return found
