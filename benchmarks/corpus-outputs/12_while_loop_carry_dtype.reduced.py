@@ -5,4 +5,4 @@
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-lax.while_loop(lambda carry: jnp.bool_(0), lambda carry: (1.0, 0), (np.zeros((), np.int32), 0))
+lax.while_loop(lambda carry: jnp.bool_(0), lambda carry: 1.0, np.zeros((), np.int32))

@@ -4,8 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 from jax import lax
-
-def body(state):
-    i, u, sigma, history = state
-    return 1.0, u, 1.0, jnp.zeros(1)
-lax.while_loop(lambda state: 0 < 0, body, (0, 1.0, 1.0, jnp.zeros(0)))
+lax.while_loop(lambda state: 0 < 0, lambda state: jnp.zeros(1), jnp.zeros(0))

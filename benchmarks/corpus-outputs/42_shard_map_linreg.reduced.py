@@ -11,5 +11,5 @@ def local_grad(w, x, y, l2, axis):
     local_grad,
     mesh=jax.sharding.Mesh(jax.devices(), 'data'),
     in_specs=(P('batch'), P('batch')),
-    out_specs=1.0,
+    out_specs=0.0,
 ))()

@@ -5,6 +5,4 @@
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-def step(u, _):
-    lax.add(u, jnp.zeros((0, 0)))
-lax.scan(step, np.zeros((0, 0), np.int32), length=0)
+lax.add(np.zeros((0, 0), np.int32), jnp.zeros((0, 0)))

@@ -4,9 +4,6 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-def cond(state):
-    i, vol, step = state
-    return step > 1.0
 def body(state):
     pass
-jax.lax.while_loop(cond, body, (1.0, 1.0, jnp.zeros(0)))
+jax.lax.while_loop(lambda state: state > 1.0, body, jnp.zeros(0))

@@ -11,5 +11,5 @@ tx = optax.scale_by_schedule(step_decay)
 
 @jax.jit
 def step(opt_state):
-    tx.update((), opt_state)
+    tx.update(jax.numpy, opt_state)
 step(tx.init(1.0))
