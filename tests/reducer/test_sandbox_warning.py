@@ -59,7 +59,8 @@ def test_triage_without_landlock_says_what_is_missing(repros: Path, monkeypatch:
         buckets = reducer.triage(repros, jobs=1, pool=False)
     [warning] = sandbox_warnings(caught.list)
     assert str(warning.message) == NO_LANDLOCK and warning.filename == __file__
-    assert [b.files for b in buckets] == [("a.py", "b.py")]
+    # Once seen failing in a whole-suite run (b.py outside a.py's bucket) and not reproduced alone: say why.
+    assert [b.files for b in buckets] == [("a.py", "b.py")], [(b.files, b.signature) for b in buckets]
 
 
 def test_full_sandbox_no_warning(repros: Path) -> None:
