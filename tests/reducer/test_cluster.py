@@ -31,6 +31,8 @@ from reducer.cluster import (  # noqa: E402
 from reducer.execution.sandbox import SandboxWarning  # noqa: E402
 from reducer.records import Status  # noqa: E402
 from reducer.search.passes import statement_passes  # noqa: E402
+
+from procs import live  # noqa: E402
 from reducer.triaging import triage_dir  # noqa: E402
 
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -297,14 +299,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @pytest.mark.e2e
 def test_a_lost_scheduler_stops_the_command_with_a_message_and_a_manifest_that_resumes(pool, tmp_path):
     # A scheduler and a worker of the test's own, as separate process groups, so the test can kill -9 the
@@ -357,4 +351,4 @@ def test_a_lost_scheduler_stops_the_command_with_a_message_and_a_manifest_that_r
     assert sorted(r.path for r in resumed.files) == [f"r{i}.py" for i in range(4)]
     assert all(r.status is Status.REDUCED for r in resumed.files)
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
-    assert not alive(worker.pid) and not alive(scheduler.pid)
+    assert live([worker.pid, scheduler.pid]) == []
