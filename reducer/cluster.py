@@ -515,6 +515,7 @@ def reduce_dir_on(client: distributed.Client, directory: str | os.PathLike[str],
         if shipments:
             run_files(client, root, shipments, options, "reduce", landed, placement)
     finally:
+        manifest.close()
         ordered = [records[rel] for rel in files if rel in records]
         final = Report(
             mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),

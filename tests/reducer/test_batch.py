@@ -179,6 +179,32 @@ def test_html_report_loads_in_chromium(batch, dump_dom):
         assert record.path in dom
 
 
+def test_manifest_journal_keeps_every_finished_file_through_a_crash(tmp_path):
+    settings = Options(jobs=2).result_key()
+    records = [FileRecord(path=f"f{i}.py", sha256=str(i), status=Status.FLAKY, reason="flaky") for i in range(8)]
+    manifest = Manifest(tmp_path / MANIFEST, str(tmp_path))
+    manifest.put(records[0], settings)
+    snapshot = (tmp_path / MANIFEST).stat().st_ino
+    manifest.put(records[1], settings)
+    assert (tmp_path / MANIFEST).stat().st_ino == snapshot  # appended to the journal, the snapshot untouched
+    for record in records[2:6]:
+        manifest.put(record, settings)
+    # No close(), as after kill -9: the snapshot lags behind and the journal holds the rest.
+    assert len(json.loads((tmp_path / MANIFEST).read_text())["files"]) < 6
+    assert [Manifest.load(tmp_path / MANIFEST, str(tmp_path)).finished(r.path, r.sha256, settings)
+            for r in records[:6]] == records[:6]
+    with open(manifest.journal, "ab") as f:
+        f.write(b'{"version": 1, "path": "f6.py", "opt')  # a crash in the middle of an append
+    resumed = Manifest.load(tmp_path / MANIFEST, str(tmp_path))
+    assert resumed.finished("f6.py", "6", settings) is None
+    resumed.put(records[7], settings)
+    again = Manifest.load(tmp_path / MANIFEST, str(tmp_path))
+    assert sorted(again.entries) == [r.path for r in records if r.path != "f6.py"]
+    again.close()
+    assert not again.journal.exists()
+    assert sorted(json.loads((tmp_path / MANIFEST).read_text())["files"]) == sorted(again.entries)
+
+
 def test_manifest_reuses_a_record_only_for_the_same_content_and_options(tmp_path):
     settings = Options(jobs=2).result_key()
     manifest = Manifest(tmp_path / MANIFEST, str(tmp_path))
