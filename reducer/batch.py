@@ -320,6 +320,7 @@ def reduce_dir(
     todo = {rel for rel in files if rel not in contents or not manifest.finished(rel, file_hash(contents[rel]), key)}
     records: list[FileRecord] = []
     resumed: list[str] = []
+    keys: set[tuple[str, ...]] = set()  # bucket keys so far, for progress (recounting them all is quadratic)
 
     def report() -> Report:
         return Report(
@@ -348,7 +349,8 @@ def reduce_dir(
             if rel in todo:
                 manifest.put(record, key)
             records.append(record)
-            emit(FileDone(record, index, len(files), len(buckets_of(records, lambda r: "")), rel not in todo))
+            keys.update([record.key] if record.status.bucketed else [])
+            emit(FileDone(record, index, len(files), len(keys), rel not in todo))
     finally:
         # Interrupted or not: a report of what is finished, then the workers go.
         manifest.close()

@@ -480,14 +480,16 @@ def reduce_dir_on(client: distributed.Client, directory: str | os.PathLike[str],
     records: dict[str, FileRecord] = {}
     resumed: list[str] = []
     placement = Placement()
+    keys: set[tuple[str, ...]] = set()  # bucket keys so far, for progress (recounting them all is quadratic)
 
     def finish(record: FileRecord, fresh: bool) -> None:
         if fresh:
             manifest.put(record, key)
         records[record.path] = record
+        keys.update([record.key] if record.status.bucketed else [])
         index = len(records) - 1
         emit(FileStarted(record.path, index, len(files)))
-        emit(FileDone(record, index, len(files), len(buckets_of(records.values(), lambda r: "")), not fresh))
+        emit(FileDone(record, index, len(files), len(keys), not fresh))
 
     shipments = []
     for rel in files:
