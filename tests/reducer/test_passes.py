@@ -223,7 +223,7 @@ def test_a_rewrite_gives_the_same_program_whether_it_rebuilds_the_whole_tree_or_
 def test_inlining_finds_dead_definitions_like_the_cleanup_pass():
     # Python's parser answers "read nowhere" without libcst's scope analysis; the answer must match it.
     from reducer.search.passes import InlinePass
-    from reducer.search.passes import inline
+    from reducer.search.passes import cleanup
     from reducer.search.passes.base import apply_edits
 
     source = (Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / "14_cond_branch_shape.py").read_text()
@@ -234,8 +234,8 @@ def test_inlining_finds_dead_definitions_like_the_cleanup_pass():
         if not names:
             continue
         inlined = apply_edits(module, [edit])
-        exact = [d.node for d in UnusedDefinitionsPass().edits(inlined) if inline._defines(d.node, names)]
-        quick = [d.node for d in inline._unused_definitions(inlined, names) if inline._defines(d.node, names)]
+        exact = [d.node for d in UnusedDefinitionsPass().edits(inlined) if cleanup.defines(d.node, names)]
+        quick = [d.node for d in cleanup.unused_definitions_of(inlined, names)]
         assert [id(n) for n in quick] == [id(n) for n in exact]
         compared += 1
     assert compared >= 5

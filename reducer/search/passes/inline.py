@@ -17,12 +17,10 @@ with it.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import itertools
 import json
-import symtable
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
@@ -31,7 +29,7 @@ from libcst.metadata import (ExpressionContext, ExpressionContextProvider, Globa
 
 from reducer.search.passes import objects
 from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements
-from reducer.search.passes.cleanup import UnusedDefinitionsPass
+from reducer.search.passes.cleanup import unused_definitions_of
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.hoist import parallel_assign, unpacked_targets
 from reducer.search.passes.names import (dict_entries, fit, import_aliases, literal_int, names_in, qualified_name,
@@ -1185,132 +1183,16 @@ class InlinePass(PassGroup):
     def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
         inlined = apply_edits(module, edits)
         sources = {getattr(edit, "source", "") for edit in edits}
-        dead = [edit for edit in _unused_definitions(inlined, sources) if _defines(edit.node, sources)]
+        dead = list(unused_definitions_of(inlined, sources))
         dead += _dead_methods(inlined, sources | {d for edit in edits for d in getattr(edit, "drops", ())})
         for _ in range(3):  # a class or function only the dropped definitions used goes with them
             if not dead:
                 break
             inlined = apply_edits(inlined, dead)
             used = set().union(*(names_in(edit.node) for edit in dead))
-            dead = [edit for edit in _unused_definitions(inlined, used)
-                    if isinstance(edit.node, (cst.ClassDef, cst.FunctionDef)) and _defines(edit.node, used)]
+            dead = [edit for edit in unused_definitions_of(inlined, used)
+                    if isinstance(edit.node, (cst.ClassDef, cst.FunctionDef))]
         return inlined
-
-
-def _unused_definitions(module: cst.Module, names: set[str]) -> Sequence[Edit]:
-    """The cleanup pass's edits on ``module``, or at least those that remove definitions of ``names``.
-
-    libcst's scope analysis of the whole module costs more than most candidates' runs; Python's own
-    symbol tables (``symtable``, in C) tell as exactly which scope each read of a name resolves to. A def,
-    class or `name = ...` outside class bodies is unused when no read resolves to its scope, which is
-    what the cleanup pass finds. Names read in ways the symbol tables do not show as libcst does (a string
-    annotation, `__all__`, `x += 1`, `del x`) get libcst's analysis.
-    """
-    names = {name for name in names if name.isidentifier()}  # a method (`Cls.m`) is _dead_methods' business
-    if not names:
-        return []
-    code = module.code
-    if any(name in _SCOPE_NAMES for name in names) or _unsure(ast.parse(code), names):
-        return UnusedDefinitionsPass().edits(module)
-    top = symtable.symtable(code, "<candidate>", "exec")
-    used = {name: _binding_scopes(top, name) for name in names}
-    return [Edit(node) for node, table in _definitions(module.body, top, in_class=False)
-            if any(_defines(node, {name}) and table.get_id() not in used[name] for name in names)]
-
-
-_SCOPE_NAMES = {"lambda", "listcomp", "setcomp", "dictcomp", "genexpr"}  # symbol tables of expressions
-
-
-def _unsure(tree: ast.Module, names: set[str]) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in names:
-            return True
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del) and node.id in names:
-            return True
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(n in node.value for n in names):
-            return True
-    return False
-
-
-def _binding_scopes(top: symtable.SymbolTable, name: str) -> set[int]:
-    """The ids (get_id) of the symbol tables whose binding of ``name`` some read resolves to."""
-    found: set[int] = set()
-
-    def walk(table: symtable.SymbolTable, chain: list[symtable.SymbolTable]) -> None:
-        try:
-            symbol = table.lookup(name)
-        except KeyError:
-            symbol = None
-        if symbol is not None and symbol.is_referenced():
-            found.add(_resolve(table, chain, symbol, name, top).get_id())
-        for child in table.get_children():
-            walk(child, [*chain, table])
-
-    walk(top, [])
-    return found
-
-
-def _resolve(table: symtable.SymbolTable, chain: list[symtable.SymbolTable], symbol: symtable.Symbol, name: str,
-             top: symtable.SymbolTable) -> symtable.SymbolTable:
-    if table is top or symbol.is_declared_global() or (symbol.is_global() and not symbol.is_local()):
-        return top
-    if symbol.is_local():
-        return table
-    for outer in reversed(chain):  # free: the nearest enclosing function that binds it (classes are skipped)
-        if outer.get_type() == "function":
-            try:
-                if outer.lookup(name).is_local():
-                    return outer
-            except KeyError:
-                pass
-    return top
-
-
-def _definitions(body: Sequence[cst.BaseStatement], table: symtable.SymbolTable,
-                 in_class: bool) -> Iterator[tuple[cst.CSTNode, symtable.SymbolTable]]:
-    """Every def, class and single-target assignment outside class bodies, with the symbol table of the
-    scope it binds in; a def's or class's own table is its parent's next child of that name."""
-    children: dict[str, list[symtable.SymbolTable]] = {}
-    for child in table.get_children():
-        children.setdefault(child.get_name(), []).append(child)
-    yield from _walk(body, table, children, in_class)
-
-
-def _walk(body: Sequence[cst.BaseStatement], table: symtable.SymbolTable,
-          children: dict[str, list[symtable.SymbolTable]],
-          in_class: bool) -> Iterator[tuple[cst.CSTNode, symtable.SymbolTable]]:
-    for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            if not in_class:
-                yield from ((small, table) for small in statement.body if isinstance(small, cst.Assign)
-                            and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name))
-            continue
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            if not in_class:
-                yield statement, table
-            own = children.get(statement.name.value, [])
-            if own:
-                inner = own.pop(0)
-                yield from _definitions(block_statements(statement.body), inner, isinstance(statement, cst.ClassDef))
-            continue
-        for block in _blocks(statement):
-            yield from _walk(block_statements(block), table, children, in_class)
-
-
-def _blocks(statement: cst.BaseStatement) -> list[cst.BaseSuite]:
-    """The blocks directly inside a compound statement (an `elif` is a nested if in the first `else`)."""
-    if isinstance(statement, cst.If):
-        orelse = statement.orelse
-        rest = _blocks(orelse) if isinstance(orelse, cst.If) else [] if orelse is None else [orelse.body]
-        return [statement.body, *rest]
-    blocks = [getattr(statement, "body", None)]
-    blocks += [handler.body for handler in getattr(statement, "handlers", ())]
-    blocks += [case.body for case in getattr(statement, "cases", ())]
-    for part in ("orelse", "finalbody"):
-        extra = getattr(statement, part, None)
-        if extra is not None:
-            blocks.append(extra.body)
-    return [b for b in blocks if isinstance(b, cst.BaseSuite)]
 
 
 def _dead_methods(module: cst.Module, sources: set[str]) -> list[Edit]:
@@ -1335,9 +1217,3 @@ def _dead_methods(module: cst.Module, sources: set[str]) -> list[Edit]:
     return found
 
 
-def _defines(node: cst.CSTNode, names: set[str]) -> bool:
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return node.name.value in names
-    if isinstance(node, cst.Assign):
-        return any(isinstance(t.target, cst.Name) and t.target.value in names for t in node.targets)
-    return False
