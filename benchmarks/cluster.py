@@ -1,7 +1,7 @@
 """The local batch against the same batch on a Dask LocalCluster: wall time and per-task overhead.
 
-    nice -n 5 python benchmarks/cluster.py                 # 40 repros; local, then local:1, then local:2
-    python benchmarks/cluster.py --files 60 --workers 1    # more files; only the 1-worker cluster
+    nice -n 5 python benchmarks/cluster.py                 # 40 repros; 3 rounds of local, local:1; then local:2
+    python benchmarks/cluster.py --files 60 --rounds 1 --workers    # more files; one round, no 2-worker run
 
 The repros are generated (three bugs, each in variants with extra statements to remove) so the run takes
 minutes, not hours. Configurations, all with statement passes and ``--jobs 1`` (one candidate in flight per
@@ -11,6 +11,9 @@ file, on a warm pool):
 - ``cluster 1x1``: a LocalCluster of 1 worker process with 1 thread, so 1 file at a time and a pool of
   1 zygote on the worker: exactly the local parallelism, so the difference is the cluster's overhead.
 - ``cluster 2x1``: 2 worker processes, 2 files at a time (this machine has 2 cores).
+
+``local`` and ``cluster 1x1`` alternate for ``--rounds`` rounds (the wall times of one configuration varied by
+30% between runs minutes apart on this machine), and their ratio is reported per round and as the median.
 
 Per-task overhead = (wall time - the sum of the files' own reduction seconds / files in flight) / files:
 what a file costs beyond its reduction (shipping, scheduling, writing results; the pool start is included).
@@ -175,7 +178,8 @@ def table(rows: list[Row]) -> str:
 
 def projection(rows: list[Row], throughput: float, client: float, files: int = 10_000, workers: int = 100) -> str:
     """10,000 repros on 100 workers from the measured numbers."""
-    cluster = next(r for r in rows if r.config.startswith("cluster 1x1"))
+    ones = [r for r in rows if r.config.startswith("cluster 1x1")]
+    cluster = sorted(ones, key=lambda r: r.wall)[len(ones) // 2]  # the median round
     per_file = cluster.median_file + max(cluster.overhead, 0.0)
     compute = files * per_file / workers
     scheduling = files / throughput
@@ -203,7 +207,8 @@ def commit() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=40)
-    parser.add_argument("--workers", type=int, nargs="*", default=[1, 2], help="cluster sizes to run")
+    parser.add_argument("--workers", type=int, nargs="*", default=[2], help="bigger cluster sizes to run once")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of local and cluster 1x1")
     parser.add_argument("--results", default=str(HERE / "cluster-results.md"))
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="jax-reduce-cluster-bench-"))
@@ -211,18 +216,29 @@ def main() -> None:
     generate(root, args.files)
     rows: list[Row] = []
     notes: list[str] = []
-    report, wall = run_local(root, work / "local")
-    rows.append(row("local (reduce_dir, --jobs 1)", report, wall, 1))
-    print(table(rows), flush=True)
-    for n in args.workers:
+    ratios: list[float] = []
+    for i in range(1, args.rounds + 1):  # local and 1x1 alternate, so drifting load hits both alike
+        report, wall = run_local(root, work / f"local{i}")
+        rows.append(row(f"local #{i} (reduce_dir, --jobs 1)", report, wall, 1))
+        local = rows[-1]
+        report, wall, up = run_cluster(root, work / f"cluster1-{i}", 1)
+        rows.append(row(f"cluster 1x1 #{i} (LocalCluster, 1 worker x 1 thread, --jobs 1)", report, wall, 1))
+        ratios.append(rows[-1].wall / local.wall)
+        notes.append(f"round {i}: cluster 1x1 / local wall {ratios[-1]:.3f}; starting the LocalCluster took "
+                     f"{up:.1f} s (included); outputs byte-identical to local: "
+                     f"{same_outputs(work / 'local1', work / f'local{i}') and same_outputs(work / 'local1', work / f'cluster1-{i}')}")
+        print(table(rows), flush=True)
+    for n in [n for n in args.workers if n != 1]:
         report, wall, up = run_cluster(root, work / f"cluster{n}", n)
-        rows.append(row(f"cluster {n}x1 (LocalCluster, {n} worker(s) x 1 thread, --jobs 1)", report, wall, n))
+        rows.append(row(f"cluster {n}x1 (LocalCluster, {n} workers x 1 thread, --jobs 1)", report, wall, n))
         notes.append(f"cluster {n}x1: starting the LocalCluster took {up:.1f} s (included in its wall time); "
-                     f"outputs byte-identical to local: {same_outputs(work / 'local', work / f'cluster{n}')}")
+                     f"outputs byte-identical to local: {same_outputs(work / 'local1', work / f'cluster{n}')}")
         print(table(rows), flush=True)
     throughput = scheduler_throughput()
     client = client_cost(report)
-    local, cluster = rows[0], rows[1]
+    locals_ = [r for r in rows if r.config.startswith("local")]
+    ones = [r for r in rows if r.config.startswith("cluster 1x1")]
+    median_ratio = statistics.median(ratios)
     text = [
         "# Cluster benchmark: the local batch vs a Dask LocalCluster", "",
         "`nice -n 5 python benchmarks/cluster.py " + " ".join(sys.argv[1:]) + "`", "",
@@ -232,9 +248,11 @@ def main() -> None:
         f"{args.files} generated repros (3 bugs in variants), statement passes, `--jobs 1` per file.", "",
         table(rows), "",
         *[f"- {note}" for note in notes],
-        f"- Cluster overhead against local at the same parallelism (1x1 vs local): wall "
-        f"{100 * (cluster.wall - local.wall) / local.wall:+.1f}%, per-task overhead "
-        f"{cluster.overhead:.2f} s vs {local.overhead:.2f} s.",
+        f"- Cluster overhead against local at the same parallelism (1x1 vs local, {args.rounds} alternating "
+        f"rounds): median wall ratio {median_ratio:.3f} ({100 * (median_ratio - 1):+.1f}%; rounds: "
+        f"{', '.join(f'{r:.3f}' for r in ratios)}); median walls {statistics.median(r.wall for r in ones):.1f} s "
+        f"vs {statistics.median(r.wall for r in locals_):.1f} s; per-task overhead "
+        f"{statistics.median(r.overhead for r in ones):.2f} s vs {statistics.median(r.overhead for r in locals_):.2f} s.",
         f"- Scheduler throughput (no-op tasks, LocalCluster of 2): {throughput:.0f} tasks/s.", "",
         "## Projection: 10,000 repros on 100 workers", "", projection(rows, throughput, client), "",
     ]
