@@ -113,7 +113,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=[], help="corpus program name prefixes")
     parser.add_argument("--skip-results", action="store_true")
     args = parser.parse_args()
-    command = "nice -n 5 python benchmarks/sandbox.py " + " ".join(sys.argv[1:])
+    niceness = os.nice(0)
+    command = (f"nice -n {niceness} " if niceness else "") + "python benchmarks/sandbox.py " + " ".join(sys.argv[1:])
     out = [f"# Sandbox cost ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, commit {commit()})",
            "", f"`{command.strip()}` on {os.cpu_count()} cores (shared; load {os.getloadavg()[0]:.1f})", ""]
     out += cost(args.rounds)
