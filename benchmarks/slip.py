@@ -3,12 +3,18 @@
     python benchmarks/slip.py --dir OUT                    # corpus/NAME.py vs OUT/NAME.reduced.py, each found
     python benchmarks/slip.py --dir OUT --only 13 16       # some of them
     python benchmarks/slip.py ORIGINAL REDUCED [...]       # explicit pairs
+    python benchmarks/slip.py --minimals                   # calibration: each original vs its hand-written minimal
 
 Runs the original and the reduced program in fresh interpreters and compares their fingerprints line by
 line: the exception class and raising site, the whole message (every line; numbers, paths and the two
 programs' own names abstracted, nothing else), the public JAX function and primitive that raised, and each
 operand's exact dtype, rank and weak type. Signatures may abstract more (dtype kinds, JAX boilerplate); this
 check does not, so it catches what they miss. Prints the differing lines and "slipped: N of M".
+
+The hand-written minimal beside each corpus program is the same bug by construction, so it calibrates the
+check: ``--minimals`` lists where the check tells a minimal from its original, and in ``--dir`` mode a result
+that differs from its original only in lines where the minimal differs the same way is reported as "as the
+minimal" and not counted as slipped (its lines are still printed).
 """
 
 from __future__ import annotations
@@ -95,6 +101,7 @@ class Verdict:
     name: str
     slipped: bool
     differences: tuple[str, ...]
+    as_minimal: bool = False  # every difference is one the hand-written minimal shows too
 
 
 def compare(original: Path, reduced: Path) -> Verdict:
@@ -106,7 +113,27 @@ def compare(original: Path, reduced: Path) -> Verdict:
     return Verdict(reduced.name, bool(differences) or len(before) != len(after), differences)
 
 
+def minimal_of(original: Path) -> Path:
+    return original.with_name(f"{original.stem}.min.py")
+
+
+def calibrated(original: Path, verdict: Verdict) -> Verdict:
+    """``verdict``, marked as the minimal's when the hand-written minimal differs from the original in the
+    same lines (a difference the corpus's author made too is not a different bug)."""
+    minimal = minimal_of(original)
+    if not verdict.slipped or not minimal.exists():
+        return verdict
+    reference = compare(original, minimal)
+    if set(verdict.differences) <= set(reference.differences):
+        return dataclasses.replace(verdict, slipped=False, as_minimal=True)
+    return verdict
+
+
 def pairs_of(args: argparse.Namespace) -> list[tuple[Path, Path]]:
+    if args.minimals:
+        return [(original, minimal_of(original)) for original in sorted(CORPUS.glob("*.py"))
+                if not original.name.endswith(".min.py") and minimal_of(original).exists()
+                and (not args.only or any(original.name.startswith(o) for o in args.only))]
     if args.dir:
         out = Path(args.dir)
         found = []
@@ -124,18 +151,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pairs", nargs="*", help="ORIGINAL REDUCED pairs")
     parser.add_argument("--dir", help="a benchmarks/run.py --out-dir: pair each corpus program with its result")
-    parser.add_argument("--only", nargs="*", default=[], help="corpus name prefixes (with --dir)")
+    parser.add_argument("--minimals", action="store_true",
+                        help="compare each corpus program with its hand-written minimal (calibration)")
+    parser.add_argument("--only", nargs="*", default=[], help="corpus name prefixes (with --dir or --minimals)")
     args = parser.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=HERE).stdout.strip()
-    verdicts = [compare(original, reduced) for original, reduced in pairs_of(args)]
+    verdicts = []
+    for original, reduced in pairs_of(args):
+        verdict = compare(original, reduced)
+        verdicts.append(calibrated(original, verdict) if args.dir else verdict)
     print(f"# slip check at commit {commit}")
     for verdict in verdicts:
-        print(f"{verdict.name}: {'SLIPPED' if verdict.slipped else 'same'}")
+        flagged = "DIFFERS" if args.minimals else "SLIPPED"
+        state = flagged if verdict.slipped else "same, differing as the minimal does" if verdict.as_minimal else "same"
+        print(f"{verdict.name}: {state}")
         for line in verdict.differences:
             print(f"    {line}")
-    print(f"slipped: {sum(v.slipped for v in verdicts)} of {len(verdicts)}")
-
+    as_minimal = sum(v.as_minimal for v in verdicts)
+    print(f"{'minimals told apart from their originals' if args.minimals else 'slipped'}: "
+          f"{sum(v.slipped for v in verdicts)} of {len(verdicts)}"
+          + (f" ({as_minimal} more differ only as their hand-written minimal does)" if as_minimal else ""))
 
 if __name__ == "__main__":
     main()
