@@ -1,9 +1,10 @@
 """Batch reduction: every ``*.py`` repro under a directory, on one shared worker pool, resumable.
 
 ``reduce_dir(DIR, OUT)`` reduces each repro to ``OUT/<same relative path>`` (``DIR`` is never written to),
-records each file's outcome in ``OUT/manifest.json`` (durably after every file, through a journal beside it,
-so Ctrl-C or a crash loses at most the file in progress), and finally writes ``OUT/report.{md,json,html}``. A rerun reuses the manifest's record for
-every file whose content and options are unchanged, so an interrupted batch picks up where it stopped.
+records each file's outcome in ``OUT/manifest.json`` (durably after every file, through a journal beside
+it, so Ctrl-C or a crash loses at most the file in progress), and finally writes ``OUT/report.{md,json,html}``.
+A rerun reuses the manifest's record for every file whose content and options are unchanged, so an
+interrupted batch picks up where it stopped.
 A bad file (unreadable, not Python, does not fail, flaky, times out, or an internal error) gets a record
 with its reason and never stops the batch.
 """
