@@ -62,7 +62,12 @@ def _is_jax(module: str) -> bool:
 
 
 def raising_site(error: BaseException) -> tuple[str, str]:
-    """(module, function) of the innermost JAX frame; the program's own code is one site, unnamed."""
+    """(module, function) of the innermost JAX frame; the program's own code is one site, unnamed.
+
+    Not the reducer's ``site_of``: that one names the innermost non-JAX frame outside the program file (a
+    library's, or a local module's), which a repro cannot keep: it is one file that calls JAX, so any
+    error without a JAX frame is raised by the program itself there.
+    """
     for frame in reversed(_frames(error)):
         module = str(frame.f_globals.get("__name__", ""))
         if _is_jax(module):
