@@ -98,7 +98,9 @@ def parent(options: argparse.Namespace, argv: list[str]) -> int:
     # a handler to the default in the child (an ignored SIGINT would stay ignored there).
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, lambda signum, frame: None)}
     try:
-        child = subprocess.Popen(_child_command(argv), env={**os.environ, CHILD: told})
+        own = _is_own_command(argv)
+        command = [sys.executable, *sys.orig_argv[1:]] if own else [sys.executable, "-m", "tracker", *argv]
+        child = subprocess.Popen(command, env={**os.environ, CHILD: told})
         # A SIGTERM or SIGHUP sent to this process alone (a job runner, a closed terminal) ends the child too.
         for forwarded in FORWARDED:
             previous[forwarded] = signal.signal(forwarded, lambda signum, frame: child.send_signal(signum))
@@ -114,16 +116,14 @@ def parent(options: argparse.Namespace, argv: list[str]) -> int:
     signum = -status
     if signum in FATAL and not saved:
         _save_crash(options, signal.Signals(signum).name)
-    return _die_of(signum)
+    return _die_of(signum) if own else 128 + signum  # a Python caller of main() is not to be killed
 
 
-def _child_command(argv: list[str]) -> list[str]:
-    """This process's own command line when it is the one being run (``jax-track``, ``python -m tracker``
-    or a script calling main(): all reach ``main`` again, and a reduction's issue.md names the command the
-    user typed); ``python -m tracker ARGS`` when ``main`` was called with other arguments."""
-    if argv and sys.orig_argv[-len(argv):] == argv:
-        return [sys.executable, *sys.orig_argv[1:]]
-    return [sys.executable, "-m", "tracker", *argv]
+def _is_own_command(argv: list[str]) -> bool:
+    """Whether this process was started as this jax-track command (``jax-track``, ``python -m tracker`` or a
+    script calling main()): then the child is started the same way (it reaches ``main`` again, and a
+    reduction's issue.md names the command the user typed), else as ``python -m tracker ARGS``."""
+    return bool(argv) and sys.orig_argv[-len(argv):] == argv
 
 
 def _tell_parent(told: str, path: str) -> None:

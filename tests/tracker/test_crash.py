@@ -78,6 +78,14 @@ def test_a_second_crash_gets_its_own_copy(tmp_path):
     assert sorted(p.name for p in (tmp_path / "repros").iterdir()) == ["prog_crash_1_original", "prog_crash_2_original"]
 
 
+def test_main_called_from_python_returns_the_shells_number_instead_of_dying(tmp_path):
+    (tmp_path / "prog.py").write_text("import ctypes\nctypes.string_at(0)\n")
+    driver = "import sys; from tracker.cli import main; sys.exit(main(['--repro-dir', 'repros', 'prog.py']))"
+    done = run([sys.executable, "-c", driver], str(tmp_path))
+    assert done.returncode == 128 + signal.SIGSEGV, done.stderr
+    assert (tmp_path / "repros" / "prog_crash_1_original" / "prog.py").exists()
+
+
 def test_an_ordinary_jax_error_is_saved_as_before(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text("import jax.numpy as jnp\n\ndef f(x):\n    return jnp.reshape(x, (4, 4))\n\nf(jnp.ones(10))\n")
