@@ -8,7 +8,8 @@ tracker and reported apart), whether a repro was saved, whether it imports only 
 library, the tracker's own verdict (the repro's first line), whether running it here gives the
 original's signature (template level, fresh interpreter: an independent check of that verdict), whether
 the benchmarks' strict slip check (benchmarks/slip.py, stricter than any signature level) finds the two
-failures the same bug, and its size against the original program.
+failures the same bug, and its size against the original program. A program that dies of a fatal
+signal has no traced repro ("saved" no); its verdict says so and "fallback" whether jax-track copied it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import os
 import platform
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -78,6 +80,11 @@ def run_one(program: Path, repeat: int) -> dict:
         if not saved:
             row.update({"standalone": False, "same signature": False, "tokens": 0,
                         "error": done.stderr.strip().splitlines()[-1:] or [""]})
+            # A run that died of a signal saves no traced repro; jax-track copies the program instead.
+            copies = sorted(Path(repro_dir).glob("*_crash_*_original")) if os.path.isdir(repro_dir) else []
+            if done.returncode < 0 and copies:
+                row.update({"verdict": f"died of {signal.Signals(-done.returncode).name}", "fallback": True,
+                            "crash": True})
             return row
         source = saved[0].read_text()
         original = signature_of(str(program))
@@ -115,6 +122,7 @@ def markdown(rows: list[dict], seconds: float, command: str, repeat: int) -> str
     agree = sum(r["saved"] and (r.get("verdict") == "reproduces") == r["same signature"] for r in rows)
     strict = sum(r["saved"] and not r.get("strict", ["not checked"]) for r in rows)
     covered = sum(r.get("verdict") != "does not" or r.get("fallback") for r in rows)
+    crashed = [r for r in rows if r.get("crash")]
     overheads = sorted(r["overhead"] for r in rows)
     verifying = sorted(r.get("verify s", 0.0) for r in rows if r["saved"])
     saving = sorted(r.get("save s", 0.0) for r in rows if r["saved"])
@@ -127,7 +135,8 @@ def markdown(rows: list[dict], seconds: float, command: str, repeat: int) -> str
         f"standalone: {standalone_}/{len(rows)}",
         f"- the tracker's own verdict \"reproduces\": {verified}/{len(rows)}; it agrees with the independent "
         f"check here on {agree}/{sum(r['saved'] for r in rows)} saved repros; a non-reproducing repro without "
-        f"its copied original: {len(rows) - covered}",
+        f"its copied original: {len(rows) - covered}; died of a fatal signal (no traced repro possible), "
+        f"the program copied instead: {len(crashed)}",
         f"- the same bug by the benchmarks' strict slip check (benchmarks/slip.py's fingerprint: the whole "
         f"message, primitive, exact operand dtypes, ranks and weak types): {strict}/{len(rows)}",
         f"- tracking overhead up to the error (the tracked run minus the saving of the repro after the error, "

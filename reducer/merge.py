@@ -12,20 +12,17 @@ written to from outside, circular imports, a local import inside a function or b
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import importlib.util
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import libcst as cst
 import libcst.metadata as meta
 
+from reprokit.localmodules import Finder, imported_tops
+
 __all__ = ["Merge", "merge_program"]
 
-# Never local, even if a file of that name sits beside the program (the brief of issue 16, item 6).
-NEVER_LOCAL = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names) | {"jax", "jaxlib", "numpy"}
 # What a module reads about itself that changes meaning once its code runs as the program's.
 MODULE_DUNDERS = frozenset({"__name__", "__file__", "__spec__", "__package__", "__loader__", "__path__",
                             "__cached__", "globals", "locals", "vars"})
@@ -139,17 +136,6 @@ def split_statements(module: cst.Module) -> cst.Module:
     return module.with_changes(body=body)
 
 
-def imported_tops(source: str) -> Iterator[str]:
-    """The top-level names of the absolute imports anywhere in ``source`` (with ``ast``: this runs for every
-    program reduced, and most import nothing local)."""
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module is not None:
-            yield node.module.split(".")[0]
-
-
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for child in node.children:
@@ -162,44 +148,6 @@ def dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute):
         return f"{dotted(node.value)}.{node.attr.value}"
     raise Refusal(f"an import of an unexpected form: {cst.Module([]).code_for_node(node)}")
-
-
-@dataclasses.dataclass(frozen=True)
-class Finder:
-    """Which module names are local: files and packages in the program's directory (what ``python prog.py``
-    finds first on ``sys.path``), never the standard library, jax or numpy."""
-
-    directory: Path
-    program: Path
-
-    def is_local_name(self, top: str) -> bool:
-        return top not in NEVER_LOCAL and self.locate(top) is not None
-
-    def locate(self, name: str) -> tuple[Path, bool] | None:
-        """(file, is it a package) of a local module, or None. A package without ``__init__.py`` has the
-        empty module as its file."""
-        if name.split(".")[0] in NEVER_LOCAL:
-            return None
-        base = self.directory.joinpath(*name.split("."))
-        if base.with_suffix(".py").is_file():
-            return base.with_suffix(".py"), False
-        if (base / "__init__.py").is_file():
-            return base / "__init__.py", True
-        if base.is_dir() and any(base.glob("*.py")):
-            # A namespace package counts only if nothing installed has that name (regular packages win).
-            if "." in name or self.not_installed(name):
-                return base, True
-        return None
-
-    def not_installed(self, name: str) -> bool:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            return True
-        if spec is None:
-            return True
-        places = list(spec.submodule_search_locations or []) if spec.origin is None else []
-        return bool(places) and all(Path(p).resolve() == self.directory / name for p in places)
 
 
 class Merger:

@@ -5,8 +5,17 @@ from __future__ import annotations
 import argparse
 import os
 import runpy
+import signal
+import subprocess
 import sys
+import tempfile
 import traceback
+
+# Set in the child's environment (to the file where it names a repro it saved): this process runs the script.
+CHILD = "JAX_TRACK_CHILD"
+# The signals a crash inside JAX dies of; no Python code runs after them, so only the parent can save.
+FATAL = tuple(getattr(signal, n) for n in ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE") if hasattr(signal, n))
+FORWARDED = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -35,6 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     if not options.script or not os.path.isfile(options.script):
         print(f"jax-track: no such script: {options.script}", file=sys.stderr)
         return 2
+    told = os.environ.pop(CHILD, None)  # popped: a jax-track the script itself runs is a parent again
+    if told is None:
+        return parent(options, sys.argv[1:] if argv is None else argv)
+    return run_script(options, told)
+
+
+def run_script(options: argparse.Namespace, told: str = "") -> int:
+    """The child: run the script in this process with its JAX calls recorded, as ``jax-track`` always did;
+    a saved repro's path goes to the file ``told`` (the parent saves nothing then, even after a crash)."""
     os.environ["JAX_REPRO_DIR"] = os.path.abspath(options.repro_dir)
     os.environ["JAX_REPRO_FLAGS"] = options.flags
     from tracker import config
@@ -61,11 +79,89 @@ def main(argv: list[str] | None = None) -> int:
             print("jax-track: the error did not come from a recorded JAX call; no repro saved", file=sys.stderr)
             return 1
         print(f"jax-reduce tracker: {saved.describe()}", file=sys.stderr)
+        _tell_parent(told, saved.to_reduce)
         if options.reduce:
             return _reduce(saved.to_reduce, options.jobs)
         return 1
     print("jax-track: the script finished without an error under a JAX API", file=sys.stderr)
     return 0
+
+
+def parent(options: argparse.Namespace, argv: list[str]) -> int:
+    """Run the script in a child process (this CLI again) and wait: a child that dies of a fatal signal
+    inside JAX runs no more Python, so this process saves what it can, the script copied with its local
+    modules. Exit codes, stdout and stderr pass through (inherited); so does the child's death by a signal."""
+    fd, told = tempfile.mkstemp(prefix="jax-track-", suffix=".saved")
+    os.close(fd)
+    # Ctrl-C reaches the whole foreground process group: the child gets its KeyboardInterrupt and ends as
+    # it always did; this process must outlive it to pass on its status. A handler, not SIG_IGN: exec resets
+    # a handler to the default in the child (an ignored SIGINT would stay ignored there).
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, lambda signum, frame: None)}
+    try:
+        own = _is_own_command(argv)
+        command = [sys.executable, *sys.orig_argv[1:]] if own else [sys.executable, "-m", "tracker", *argv]
+        child = subprocess.Popen(command, env={**os.environ, CHILD: told})
+        # A SIGTERM or SIGHUP sent to this process alone (a job runner, a closed terminal) ends the child too.
+        for forwarded in FORWARDED:
+            previous[forwarded] = signal.signal(forwarded, lambda signum, frame: child.send_signal(signum))
+        status = child.wait()
+        with open(told) as f:
+            saved = f.read()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        os.unlink(told)
+    if status >= 0:
+        return status
+    signum = -status
+    if signum in FATAL and not saved:
+        _save_crash(options, signal.Signals(signum).name)
+    return _die_of(signum) if own else 128 + signum  # a Python caller of main() is not to be killed
+
+
+def _is_own_command(argv: list[str]) -> bool:
+    """Whether this process was started as this jax-track command (``jax-track``, ``python -m tracker`` or a
+    script calling main()): then the child is started the same way (it reaches ``main`` again, and a
+    reduction's issue.md names the command the user typed), else as ``python -m tracker ARGS``."""
+    return bool(argv) and sys.orig_argv[-len(argv):] == argv
+
+
+def _tell_parent(told: str, path: str) -> None:
+    if told:
+        with open(told, "w") as f:
+            f.write(path)
+
+
+def _save_crash(options: argparse.Namespace, signal_name: str) -> None:
+    """The source-level fallback of a run that died of ``signal_name``; reduced when ``--reduce``."""
+    from tracker.verify import save_crash_fallback
+    directory = os.path.abspath(options.repro_dir)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        copy = save_crash_fallback(directory, options.script, signal_name)
+    except Exception as error:  # noqa: BLE001 - the crash is the user's news; ours is a footnote
+        print(f"jax-track: the program died of {signal_name}; could not copy it: {error}", file=sys.stderr)
+        return
+    print(f"jax-reduce tracker: the program died of {signal_name}; no traced repro could be saved; the "
+          f"original program is copied to {copy}; reduce that", file=sys.stderr)
+    if options.reduce:
+        _reduce(copy, options.jobs)
+
+
+def _die_of(signum: int) -> int:
+    """End this process by the child's signal, so that a caller sees what running the script plainly gives
+    (a shell's 128+N and its "Segmentation fault", a negative returncode in subprocess). No core file: the
+    child's core, if any, is the one worth reading, not a copy of this waiting process."""
+    import resource
+    sys.stdout.flush()
+    sys.stderr.flush()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    try:
+        signal.signal(signum, signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass  # SIGKILL's handler cannot be set (it is the default already)
+    os.kill(os.getpid(), signum)
+    return 128 + signum  # the shell's number, if the signal did not end this process
 
 
 def install_hook() -> int:

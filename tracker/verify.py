@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+import shlex
 import shutil
 import sys
 import sysconfig
@@ -105,6 +107,47 @@ def save_fallback(repro: str, error: BaseException) -> tuple[str, str]:
         os.makedirs(os.path.dirname(destination), exist_ok=True)
         shutil.copy2(source, destination)
     return target, os.path.relpath(files[0], root)
+
+
+def save_crash_fallback(directory: str, script: str, signal_name: str) -> str:
+    """Copy ``script`` and the local modules it imports (read statically: the run that died of
+    ``signal_name`` listed nothing) to ``<script stem>_crash_<n>_original/`` in ``directory``, the copy
+    of ``script`` headed by why; returns that copy's path. The original files are only read."""
+    from reprokit.localmodules import local_module_files
+    files = [str(f) for f in local_module_files(script)]
+    root = os.path.commonpath([os.path.dirname(f) for f in files])
+    stem = os.path.splitext(os.path.basename(script))[0]
+    n = 1
+    while os.path.exists(os.path.join(directory, f"{stem}_crash_{n}_original")):
+        n += 1
+    target = os.path.join(os.path.abspath(directory), f"{stem}_crash_{n}_original")
+    for source in files:
+        destination = os.path.join(target, os.path.relpath(source, root))
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        shutil.copy2(source, destination)
+    main = os.path.join(target, os.path.relpath(files[0], root))
+    with open(main, "rb") as f:
+        source_bytes = f.read()
+    write_atomically(main, _with_crash_header(source_bytes, signal_name, shlex.quote(os.path.basename(main))))
+    return main
+
+
+def _with_crash_header(source: bytes, signal_name: str, name: str) -> bytes:
+    """``source`` with the verdict lines after its shebang and coding lines (which must stay first)."""
+    lines = source.splitlines(keepends=True)
+    keep = 0
+    while keep < min(2, len(lines)) and (lines[keep].startswith(b"#!") and keep == 0 or _CODING.match(lines[keep])):
+        keep += 1
+    header = (f"{HEADER}no traced repro: the program died of {signal_name} inside the tracked run, and no "
+              f"Python code runs after a fatal signal, so none could be saved\n"
+              f"{HEADER}this is a copy of the original program, its local modules beside it: reduce this copy "
+              f"(jax-reduce {name}; jax-track --reduce does)\n").encode()
+    if lines and not lines[-1].endswith((b"\n", b"\r")):
+        lines[-1] += b"\n"
+    return b"".join(lines[:keep]) + header + b"".join(lines[keep:])
+
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")  # PEP 263
 
 
 def main_file() -> str:
