@@ -109,7 +109,7 @@ class PoolExecutor:
         # One persistent compilation cache per pool, private to it and removed by close(). Under the sandbox
         # candidates can only read it (an entry a candidate planted would be code run by later candidates):
         # only the original's own runs on the workers write it (see ProgramView.original).
-        self.cache_dir = tempfile.mkdtemp(prefix="jax-reduce-xla-") if share_compilations else ""
+        self.cache_dir = _cache_directory(self.sandbox) if share_compilations else ""
         self.preload = [m for m in (preload or []) if m not in BASE_PRELOAD]
         self.stats = PoolStats()
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -256,6 +256,17 @@ class ProgramView:
 
     def close(self) -> None:
         pass
+
+
+def _cache_directory(sandbox: Sandbox) -> str:
+    """A new private directory for the pool's compilation cache, or "" (none) if a directory candidates may
+    write (--allow-write) would hold it: they could plant entries there."""
+    directory = tempfile.mkdtemp(prefix="jax-reduce-xla-")
+    real = os.path.realpath(directory)
+    if sandbox.enabled and any(real == d or real.startswith(d.rstrip(os.sep) + os.sep) for d in sandbox.allow_write):
+        os.rmdir(directory)
+        return ""
+    return directory
 
 
 class _WorkerDied(Exception):

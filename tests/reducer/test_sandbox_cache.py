@@ -7,8 +7,10 @@ monitoring listener), so outcomes are asserted exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
+import tempfile
 import threading
 from pathlib import Path
 
@@ -121,3 +123,18 @@ def test_the_cache_dir_goes_with_the_pool(tmp_path: Path) -> None:
     assert os.listdir(cache)
     pool.close()
     assert not os.path.exists(cache)
+
+
+def test_no_cache_where_candidates_may_write_its_directory() -> None:
+    writable = os.path.realpath(tempfile.gettempdir())  # --allow-write over the directory that would hold it
+    pool = PoolExecutor(1, sandbox=dataclasses.replace(Sandbox.for_machine(), allow_write=(writable,)))
+    try:
+        assert pool.cache_dir == ""
+    finally:
+        pool.close()
+    # Without the sandbox every process writes the cache anyway: it is kept.
+    pool = PoolExecutor(1, sandbox=Sandbox(enabled=False, allow_write=(writable,)))
+    try:
+        assert pool.cache_dir.startswith(writable)
+    finally:
+        pool.close()
