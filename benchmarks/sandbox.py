@@ -7,7 +7,8 @@ Cost: two pools started side by side (sandbox on, sandbox off), candidates alter
 load hits both alike; warm-runner candidates and own-child candidates (a source that patches a module)
 reported separately, median and mean per candidate in milliseconds. Results: each program reduced with the
 sandbox on and with --no-sandbox (jobs 1); the outputs must be identical. With the sandbox on, the pool's
-counts say how often the missing compilation cache could cost anything (runners forked, own children).
+counts say how its runners went (forked, retired: the original's runs, which alone write the compilation
+cache there, each retire theirs).
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ def commit() -> str:
 
 
 def cost(rounds: int) -> list[str]:
-    # "off, no cache": the sandbox keeps no shared compilation cache (a candidate could plant entries), so
-    # this column separates what the mechanisms cost from what the missing cache costs.
+    # "off, no cache": under the sandbox only the original's runs write the compilation cache (a candidate
+    # could plant entries) and there is no original here, so this column separates what the mechanisms cost
+    # from what the cache saves.
     off = Sandbox(enabled=False)
     pools = {"on": PoolExecutor(1), "off": PoolExecutor(1, sandbox=off),
              "off, no cache": PoolExecutor(1, sandbox=off, share_compilations=False)}
@@ -79,8 +81,8 @@ def cost(rounds: int) -> list[str]:
 
 def same_results(only: list[str]) -> list[str]:
     """Each program reduced with the sandbox on and off (jobs 1, each on a pool of its own); with the sandbox on,
-    how many runners were forked and candidates ran in an own child: each recompiles what it runs, since no
-    persistent compilation cache is kept under the sandbox."""
+    how many runners were forked and candidates ran in an own child, and why runners retired (under the sandbox
+    candidates read the compilation cache but only the original's runs write it)."""
     programs = sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
     programs = [p for p in programs if not only or any(p.name.startswith(o) for o in only)]
     lines = ["| program | tokens on | tokens off | identical | s on | s off | pool runs on | runners forked on "

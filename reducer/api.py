@@ -235,7 +235,9 @@ def _judge(program: Program, options: Options, criterion: Criterion, original: O
     timeout = fresh_timeout
     if pool is not None and options.pool:
         warm_executor = pool.program(program.directory, criterion.check)
-        warm = warm_timeout(warm_executor, program.source, original, criterion, fresh_timeout, options.flaky,
+        # The user's unmodified program: its runs there (only) fill the pool's compilation cache.
+        checking = pool.program(program.directory, criterion.check, original=program.source)
+        warm = warm_timeout(checking, program.source, original, criterion, fresh_timeout, options.flaky,
                             program.name)
         if warm is not None:
             executor, timeout = warm_executor, (warm if options.timeout is None else options.timeout)

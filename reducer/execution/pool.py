@@ -107,9 +107,9 @@ class PoolExecutor:
         self.memory_mb = 0 if self.sandbox.enabled else memory_mb
         self.in_place = in_place
         # One persistent compilation cache per pool, private to it and removed by close(). Under the sandbox
-        # candidates cannot write it (a planted entry would be code run by later candidates), so none is kept.
-        share = share_compilations and not self.sandbox.enabled
-        self.cache_dir = tempfile.mkdtemp(prefix="jax-reduce-xla-") if share else ""
+        # candidates can only read it (an entry a candidate planted would be code run by later candidates):
+        # only the original's own runs on the workers write it (see ProgramView.original).
+        self.cache_dir = _cache_directory(self.sandbox) if share_compilations else ""
         self.preload = [m for m in (preload or []) if m not in BASE_PRELOAD]
         self.stats = PoolStats()
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -171,19 +171,21 @@ class PoolExecutor:
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         return self.run_program(source, timeout, cancel, self.sys_path, None)
 
-    def program(self, sys_path: str, check: bytes | None = None) -> ProgramView:
+    def program(self, sys_path: str, check: bytes | None = None, original: str = "") -> ProgramView:
         """An executor for one program's candidates on this pool (which it does not close), with that
-        program's directory on ``sys.path`` and an optional shipped predicate: one pool serves many files."""
-        return ProgramView(self, sys_path, check)
+        program's directory on ``sys.path`` and an optional shipped predicate: one pool serves many files.
+        Runs of exactly ``original`` (the user's unmodified program, never a candidate) write the pool's
+        compilation cache for the candidates that follow."""
+        return ProgramView(self, sys_path, check, original)
 
     def run_program(self, source: str, timeout: float, cancel: threading.Event, sys_path: str,
-                    check: bytes | None) -> Outcome:
+                    check: bytes | None, writes_cache: bool = False) -> Outcome:
         if needs_fresh_interpreter(source):
             self.stats.fresh_fallbacks += 1
             return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
         worker = self._idle.get()
         try:
-            outcome = self._run_on(worker, source, timeout, cancel, sys_path, check)
+            outcome = self._run_on(worker, source, timeout, cancel, sys_path, check, writes_cache)
         except _WorkerDied as died:
             worker = self._replace(worker)
             outcome = died.outcome
@@ -195,10 +197,11 @@ class PoolExecutor:
         return outcome
 
     def _run_on(self, worker: _Worker, source: str, timeout: float, cancel: threading.Event, sys_path: str,
-                check: bytes | None) -> Outcome | None:
+                check: bytes | None, writes_cache: bool) -> Outcome | None:
         start = time.perf_counter()
+        job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache)
         try:
-            send(worker.conn, Run(Job(source, timeout, sys_path, self.memory_mb, check, self.in_place)))
+            send(worker.conn, Run(job))
         except (OSError, EOFError):
             raise _WorkerDied(_died(start)) from None
         cancel_sent = False
@@ -245,12 +248,25 @@ class ProgramView:
     pool: PoolExecutor
     sys_path: str
     check: bytes | None = None
+    original: str = ""  # the user's unmodified program: its runs (only) write the compilation cache
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
-        return self.pool.run_program(source, timeout, cancel, self.sys_path, self.check)
+        writes_cache = bool(self.original) and source == self.original
+        return self.pool.run_program(source, timeout, cancel, self.sys_path, self.check, writes_cache)
 
     def close(self) -> None:
         pass
+
+
+def _cache_directory(sandbox: Sandbox) -> str:
+    """A new private directory for the pool's compilation cache, or "" (none) if a directory candidates may
+    write (--allow-write) would hold it: they could plant entries there."""
+    directory = tempfile.mkdtemp(prefix="jax-reduce-xla-")
+    real = os.path.realpath(directory)
+    if sandbox.enabled and any(real == d or real.startswith(d.rstrip(os.sep) + os.sep) for d in sandbox.allow_write):
+        os.rmdir(directory)
+        return ""
+    return directory
 
 
 class _WorkerDied(Exception):

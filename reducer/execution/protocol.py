@@ -40,6 +40,9 @@ class Job:
     memory_mb: int
     check: bytes | None  # a shipped predicate (reducer.judging.criterion), or None
     in_place: bool  # may run on the warm runner
+    # The user's unmodified program, run to check it on the workers: under the sandbox it alone may write
+    # the pool's compilation cache, on a runner of its own that retires right after it.
+    writes_cache: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,8 +14,13 @@ of two ways:
   modules where everyone can see it, and under a memory cap (a runner's address space is shared by all
   its candidates, so a per-candidate ``RLIMIT_AS`` needs a process per candidate).
 
-All of a pool's processes share one persistent XLA compilation cache in a private directory, so most
-compilations, which recur from one near-identical candidate to the next, are read back, not redone.
+All of a pool's processes share one persistent XLA compilation cache in a private directory: every candidate
+re-executes its module, so its jitted functions are new objects that only this cache (keyed by the HLO) can
+serve. Without the sandbox every process writes it, so compilations that recur from one near-identical
+candidate to the next are read back. Under the sandbox candidates only read it (an entry is compiled code, so
+a candidate that could write one could plant code for later candidates): it is written only by runs of the
+user's unmodified program (``Job.writes_cache``), each on a runner of its own whose Landlock domain also allows
+the cache directory and which retires right after; candidate runners do not even try to write.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ LOWERING_PRELOAD = ("jax._src.compilation_cache", "jaxlib.mlir._mlir_libs._mlirH
                     "jaxlib.mlir.dialects.mhlo", "jaxlib.mlir.extras.meta")
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
 WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
+NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
 SANDBOX_FAILED = 70  # exit code of a runner or child that could not enter its sandbox (it runs nothing)
 
 
@@ -59,8 +65,9 @@ def _backend_started() -> bool:
     return bool(getattr(bridge, "_backends", None))
 
 
-def _share_compilations(cache_dir: str) -> None:
-    """Point jax's persistent compilation cache at the pool's private directory, for every compilation.
+def _share_compilations(cache_dir: str, writes: bool) -> None:
+    """Point jax's persistent compilation cache at the pool's private directory, for every compilation; it
+    stores them only if ``writes``.
 
     Entries are keyed by the whole HLO module, compile options and jax/XLA versions, and only successful
     compilations are stored, so a compile error or crash still happens in every candidate that causes it.
@@ -68,8 +75,17 @@ def _share_compilations(cache_dir: str) -> None:
     import jax
 
     jax.config.update("jax_compilation_cache_dir", cache_dir)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    _cache_writes(writes)
+
+
+def _cache_writes(on: bool) -> None:
+    """Whether this process stores its compilations in the persistent cache. Off, jax skips the write before
+    serializing (compile time under the minimum, logged at debug level only): a sandboxed candidate's write
+    would fail and print a warning into its stderr. Landlock, not this switch, is what keeps candidates out."""
+    import jax
+
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0 if on else NEVER_STORE_SECONDS)
 
 
 def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "") -> None:
@@ -94,7 +110,7 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
         except ImportError:  # another jaxlib layout: the child imports what it needs itself
             pass
     if cache_dir:
-        _share_compilations(cache_dir)
+        _share_compilations(cache_dir, writes=not sandbox.enabled)
     skipped: list[str] = []
     for name in preload:
         try:
@@ -109,7 +125,7 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
         return  # the parent restarts this worker without the program's imports
     if sandbox.enabled:
         platform.become_subreaper()  # orphans of killed candidates come back here, to be killed
-    zygote = Zygote(conn, sandbox, memory_groups)
+    zygote = Zygote(conn, sandbox, memory_groups, cache_dir)
     while True:
         try:
             message = receive(conn, Run, Cancel, Exit)
@@ -138,9 +154,10 @@ class _Runner:
 class Zygote:
     """Serves candidates in a zygote, keeping at most one runner alive."""
 
-    def __init__(self, conn: Connection, sandbox: Sandbox | None = None, memory_groups: str = ""):
+    def __init__(self, conn: Connection, sandbox: Sandbox | None = None, memory_groups: str = "", cache_dir: str = ""):
         self.conn = conn  # to the reducer: replies, and cancels while a candidate runs
         self.sandbox = sandbox or Sandbox(enabled=False)
+        self.cache_dir = cache_dir  # the pool's compilation cache ("": none)
         self.runner: _Runner | None = None
         self.memory_groups = memory_groups  # where each runner and own child gets a capped memory cgroup
         self.forks = 0
@@ -157,6 +174,8 @@ class Zygote:
     def serve(self, job: Job) -> Finished | Abandoned:
         """Run one candidate; the reply for the reducer."""
         if job.in_place and not job.memory_mb and not patches_modules(job.source):
+            if job.writes_cache and self.cache_dir and self.sandbox.enabled:
+                return self._writing_cache(job)
             return self._on_runner(job)
         workdir = tempfile.mkdtemp(prefix="jax-reduce-")
         try:
@@ -165,6 +184,22 @@ class Zygote:
             shutil.rmtree(workdir, ignore_errors=True)
 
     # in place ------------------------------------------------------------------------------------------
+
+    def _writing_cache(self, job: Job) -> Finished | Abandoned:
+        """Run the user's unmodified program on a runner of its own that may write the compilation cache, and
+        retire that runner after it, so that no candidate ever runs in a process that could write the cache."""
+        if self.runner is not None:
+            self._end_runner()
+        self.runner = self._fork_runner(writes_cache=True)
+        reply = self._on_runner(job)
+        if self.runner is not None:
+            self._end_runner()
+        clean = isinstance(reply, Finished) and not reply.how.retired and reply.outcome.kind is not Kind.TIMEOUT
+        if not clean:
+            # Killed, or it left threads running: an entry may be half written (jax writes them in place).
+            _empty(self.cache_dir)
+        how = How("new", reply.how.retired or ("wrote the cache",))
+        return dataclasses.replace(reply, how=how)
 
     def _on_runner(self, job: Job) -> Finished | Abandoned:
         runner_how = "reused"
@@ -228,17 +263,20 @@ class Zygote:
                 self._end_runner()
                 return Abandoned(How(runner_how))
 
-    def _fork_runner(self) -> _Runner:
+    def _fork_runner(self, writes_cache: bool = False) -> _Runner:
         ours, theirs = socket.socketpair()
         scratch = tempfile.mkdtemp(prefix="jax-reduce-runner-")
         memory = self._memory_cgroup()
+        sandbox = self.sandbox
+        if writes_cache:
+            sandbox = dataclasses.replace(sandbox, allow_write=sandbox.allow_write + (self.cache_dir,))
         pid = os.fork()
         if pid == 0:
             try:
                 _join(memory)
                 ours.close()
                 self.conn.close()  # candidates must not talk to the reducer's pipe
-                _runner_main(Connection(theirs.detach()), self.sandbox, scratch)
+                _runner_main(Connection(theirs.detach()), sandbox, scratch, writes_cache)
             finally:
                 os._exit(0)
         theirs.close()
@@ -471,11 +509,14 @@ def _enter_sandbox(sandbox: Sandbox, scratch: str) -> bool:
         os._exit(SANDBOX_FAILED)
 
 
-def _runner_main(conn: Connection, sandbox: Sandbox, scratch: str) -> None:
-    """A runner: candidates one after another in this process, state restored in between."""
+def _runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache: bool = False) -> None:
+    """A runner: candidates one after another in this process, state restored in between (``writes_cache``:
+    a runner for the user's unmodified program, which stores its compilations)."""
     os.setsid()
     platform.die_with_parent()
     null = _quiet_std_fds()
+    if writes_cache:
+        _cache_writes(True)
     _enter_sandbox(sandbox, scratch)  # once, while single-threaded: Landlock domains only ever narrow
     snapshot: Snapshot | None = None
     while True:

@@ -1,0 +1,140 @@
+"""The pool's compilation cache under the sandbox: written only by the user's unmodified program, read by
+candidates, never written by them. Real pool, real Landlock, real jax compilations.
+
+Candidates report what they saw as their exception message (jax's own cache-hit events, counted by a
+monitoring listener), so outcomes are asserted exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from reducer.execution import platform
+from reducer.execution.pool import PoolExecutor
+from reducer.execution.sandbox import Sandbox
+
+pytestmark = pytest.mark.skipif(not platform.LINUX or platform.landlock_abi() < 1, reason="needs Landlock")
+
+# The user's program: compiles a function of its own, then fails.
+ORIGINAL = """
+import jax, jax.numpy as jnp
+f = jax.jit(lambda x: jnp.sin(x) * 2 + 1)
+f(jnp.arange(4.0))
+raise ValueError("original")
+"""
+
+# A candidate that counts the compilations jax served from the persistent cache.
+HITS = """
+import jax, jax.numpy as jnp
+from jax import monitoring
+events = []
+monitoring.register_event_listener(lambda event, **kwargs: events.append(event))
+f = jax.jit(lambda x: jnp.sin(x) * {factor} + 1)
+f(jnp.ones(4))
+raise ValueError(f"hits={{events.count('/jax/compilation_cache/cache_hits')}}")
+"""
+
+# A candidate that tries to plant code for later candidates: overwrite, delete, add and rename entries.
+HOSTILE = """
+import os
+cache = {cache!r}
+def attempt(action):
+    try:
+        action()
+        return "done"
+    except OSError as err:
+        return type(err).__name__
+entry = os.path.join(cache, sorted(os.listdir(cache))[0])
+found = [
+    attempt(lambda: open(entry, "r+b").write(b"planted")),
+    attempt(lambda: open(entry, "wb").close()),
+    attempt(lambda: os.unlink(entry)),
+    attempt(lambda: os.rename(entry, entry + "-x")),
+    attempt(lambda: open(os.path.join(cache, "new-cache"), "wb").write(b"planted")),
+    attempt(lambda: os.mkdir(os.path.join(cache, "sub"))),
+]
+raise ValueError(" ".join(found))
+"""
+
+
+def snapshot(directory: str) -> dict[str, str]:
+    return {name: hashlib.sha256(Path(directory, name).read_bytes()).hexdigest() for name in os.listdir(directory)}
+
+
+def run(executor, source: str):
+    return executor.run(source, 60, threading.Event())
+
+
+@pytest.fixture
+def pool(tmp_path: Path):
+    pool = PoolExecutor(1, sandbox=Sandbox.for_machine())
+    yield pool
+    pool.close()
+
+
+def test_only_the_original_writes_the_cache_and_candidates_read_it(pool: PoolExecutor, tmp_path: Path) -> None:
+    cache = pool.cache_dir
+    checking = pool.program(str(tmp_path), original=ORIGINAL)
+    first = run(checking, ORIGINAL)
+    assert (first.exc_type, first.message, first.stderr_tail) == ("ValueError", "original", "")
+    entries = snapshot(cache)
+    assert any(name.startswith("jit__lambda-") for name in entries)
+    assert run(checking, ORIGINAL).message == "original"  # its second run hits: nothing new
+    assert snapshot(cache) == entries
+    assert pool.stats.retired["wrote the cache"] == 2  # each such run had a runner of its own, retired after
+
+    candidates = pool.program(str(tmp_path))
+    hostile = run(candidates, HOSTILE.format(cache=cache))
+    assert hostile.message == " ".join(["PermissionError"] * 6)
+    assert snapshot(cache) == entries  # byte for byte, and nothing added
+
+    # The function the original compiled is served from the cache on a candidate runner; a changed one is
+    # compiled, not stored (candidates do not even try: no warning in stderr), and so is not served later.
+    same = run(candidates, HITS.format(factor=2))
+    assert (same.message, same.stderr_tail) == ("hits=1", "")
+    changed = run(candidates, HITS.format(factor=3))
+    assert (changed.message, changed.stderr_tail) == ("hits=0", "")
+    assert snapshot(cache) == entries
+    assert run(candidates, HITS.format(factor=3)).message == "hits=0"
+    # The original's text run through a candidate view is a candidate like any other: it writes nothing.
+    assert run(candidates, ORIGINAL.replace("* 2", "* 4")).message == "original"
+    assert snapshot(cache) == entries
+    assert pool.stats.retired["wrote the cache"] == 2
+
+
+def test_an_original_cut_short_leaves_no_entry(pool: PoolExecutor, tmp_path: Path) -> None:
+    slow = ORIGINAL.replace('raise ValueError("original")', "import time\ntime.sleep(60)")
+    outcome = pool.program(str(tmp_path), original=slow).run(slow, 5, threading.Event())
+    assert outcome.kind.name == "TIMEOUT"
+    assert os.listdir(pool.cache_dir) == []  # whatever it wrote may be half written: gone
+
+
+def test_the_cache_dir_goes_with_the_pool(tmp_path: Path) -> None:
+    pool = PoolExecutor(1, sandbox=Sandbox.for_machine())
+    cache = pool.cache_dir
+    run(pool.program(str(tmp_path), original=ORIGINAL), ORIGINAL)
+    assert os.listdir(cache)
+    pool.close()
+    assert not os.path.exists(cache)
+
+
+def test_no_cache_where_candidates_may_write_its_directory() -> None:
+    writable = os.path.realpath(tempfile.gettempdir())  # --allow-write over the directory that would hold it
+    pool = PoolExecutor(1, sandbox=dataclasses.replace(Sandbox.for_machine(), allow_write=(writable,)))
+    try:
+        assert pool.cache_dir == ""
+    finally:
+        pool.close()
+    # Without the sandbox every process writes the cache anyway: it is kept.
+    pool = PoolExecutor(1, sandbox=Sandbox(enabled=False, allow_write=(writable,)))
+    try:
+        assert pool.cache_dir.startswith(writable)
+    finally:
+        pool.close()
