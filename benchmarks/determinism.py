@@ -28,6 +28,9 @@ sys.path.insert(0, str(HERE.parent))
 import jax  # noqa: E402  (only for its version in the report)
 
 from reducer.api import Result, reduce  # noqa: E402
+from reducer import InputError  # noqa: E402
+
+REFUSED = "refused"  # a setting in which the reducer refused the original (it gave no result)
 
 @dataclasses.dataclass(frozen=True)
 class Setting:
@@ -107,18 +110,25 @@ def main() -> None:
             target = out / f"{program.stem}.{setting.slug}.py"
             cell = target.with_suffix(".cell")
             if not (args.reuse and target.exists() and cell.exists()):
-                result = run(program, target, setting, args.load)
-                cell.write_text(f"{result.tokens_after} tok, {result.tests} tests, {result.timeouts} to, "
-                                f"{result.seconds:.0f}s")
+                try:
+                    result = run(program, target, setting, args.load)
+                except InputError as err:  # e.g. an original whose runs disagree: no result, and say why
+                    target.write_bytes(b"")
+                    cell.write_text(f"{REFUSED} ({err.reason}: {str(err).splitlines()[0][-80:]})")
+                else:
+                    cell.write_text(f"{result.tokens_after} tok, {result.tests} tests, {result.timeouts} to, "
+                                    f"{result.seconds:.0f}s")
             outputs.append(body(target.read_bytes()))
             cells.append(cell.read_text())
         if args.against:
             earlier = Path(args.against) / f"{program.stem}.reduced.py"
             outputs.append(body(earlier.read_bytes()) if earlier.exists() else b"(missing)")
             cells.append("same" if outputs[-1] == outputs[0] else "**differs**")
-        same = all(o == outputs[0] for o in outputs)
+        refused = any(c.startswith(REFUSED) for c in cells)
+        same = not refused and all(o == outputs[0] for o in outputs)
         identical += same
-        rows.append(f"| {program.name} | " + " | ".join(cells) + f" | {'yes' if same else '**no**'} |")
+        verdict = "refused (no result to compare)" if refused else "yes" if same else "**no**"
+        rows.append(f"| {program.name} | " + " | ".join(cells) + f" | {verdict} |")
         print(rows[-1], flush=True)
         # Rewritten after every program, so a run stopped early still leaves what it found.
         write_report(args, header, rows, identical, len(programs), out)
