@@ -100,13 +100,19 @@ def save_fallback(repro: str, error: BaseException) -> tuple[str, str]:
     files = program_files(error)
     if not files:
         return "", ""
-    root = os.path.commonpath([os.path.dirname(f) for f in files])
     target = repro[:-3] + "_original"
+    return target, _copy_program(files, target)
+
+
+def _copy_program(files: list[str], target: str) -> str:
+    """Copy ``files`` (the main program first) into ``target``, keeping their layout below their common
+    folder; returns the main program's path relative to ``target``."""
+    root = os.path.commonpath([os.path.dirname(f) for f in files])
     for source in files:
         destination = os.path.join(target, os.path.relpath(source, root))
         os.makedirs(os.path.dirname(destination), exist_ok=True)
         shutil.copy2(source, destination)
-    return target, os.path.relpath(files[0], root)
+    return os.path.relpath(files[0], root)
 
 
 def save_crash_fallback(directory: str, script: str, signal_name: str) -> str:
@@ -115,17 +121,12 @@ def save_crash_fallback(directory: str, script: str, signal_name: str) -> str:
     of ``script`` headed by why; returns that copy's path. The original files are only read."""
     from reprokit.localmodules import local_module_files
     files = [str(f) for f in local_module_files(script)]
-    root = os.path.commonpath([os.path.dirname(f) for f in files])
     stem = os.path.splitext(os.path.basename(script))[0]
     n = 1
     while os.path.exists(os.path.join(directory, f"{stem}_crash_{n}_original")):
         n += 1
     target = os.path.join(os.path.abspath(directory), f"{stem}_crash_{n}_original")
-    for source in files:
-        destination = os.path.join(target, os.path.relpath(source, root))
-        os.makedirs(os.path.dirname(destination), exist_ok=True)
-        shutil.copy2(source, destination)
-    main = os.path.join(target, os.path.relpath(files[0], root))
+    main = os.path.join(target, _copy_program(files, target))
     with open(main, "rb") as f:
         source_bytes = f.read()
     write_atomically(main, _with_crash_header(source_bytes, signal_name, shlex.quote(os.path.basename(main))))
