@@ -267,13 +267,56 @@ def cgroup_version(controller: str) -> int:
     return _own_cgroup(controller)[0]
 
 
+CGROUP_PREFIX = "jax-reduce-"
+
+
+def cgroup_name() -> str:
+    """A name for a new cgroup of this process: its pid (for :func:`sweep_cgroups`) and a random part, since a
+    reducer killed with SIGKILL leaves its groups behind and the pid comes back."""
+    return f"{CGROUP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
+
+
+def sweep_cgroups(min_age: float = 60.0) -> int:
+    """Remove the empty cgroups that dead reducers left below this process's own (pids and memory); how many.
+    A group is left alone while its process lives or for ``min_age`` seconds after it was made (a process in
+    another PID namespace may have made it moments before joining it); rmdir refuses one that is not empty."""
+    import time
+
+    removed = 0
+    for controller in ("pids", "memory"):
+        own = _own_cgroup(controller)[1]
+        try:
+            entries = [e for e in os.scandir(own) if e.name.startswith(CGROUP_PREFIX) and e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for entry in entries:
+            pid = entry.name[len(CGROUP_PREFIX):].split("-")[0]
+            try:
+                if not pid.isdigit() or _alive(int(pid)) or time.time() - entry.stat().st_mtime < min_age:
+                    continue
+            except OSError:
+                continue
+            removed += remove_cgroup(entry.path, tries=1)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
 def pids_cgroup(limit: int) -> str:
     """A new pids cgroup below this process's own, capped at ``limit`` tasks (processes and threads); its
     path, or "" where none can be made."""
     if limit <= 0:
         return ""
     value = [("pids.max", str(limit), True)]
-    return make_cgroup("pids", f"jax-reduce-{os.getpid()}", {1: value, 2: value})
+    return make_cgroup("pids", cgroup_name(), {1: value, 2: value})
 
 
 def memory_cgroup(name: str, limit: int, parent: str = "") -> str:
@@ -414,7 +457,7 @@ def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0
     except (AttributeError, OSError):
         return None
     pids = pids_cgroup(max_tasks)
-    memory = memory_cgroup(f"jax-reduce-{os.getpid()}", memory_cap) if memory_cap or memory_groups else ""
+    memory = memory_cgroup(cgroup_name(), memory_cap) if memory_cap or memory_groups else ""
     joined = [group for group in (pids, memory if memory_cap else "") if group]
     init = os.fork()
     if init:

@@ -61,6 +61,7 @@ class Sandbox:
         if not enabled:
             return cls(enabled=False, memory_bytes=memory, file_bytes=0, processes=0)
         dirs = tuple(os.path.realpath(d) for d in allow_write)
+        platform.sweep_cgroups()  # else dead reducers' groups pile up (a reducer killed by SIGKILL leaves its own)
         namespaces = platform.can_unshare()
         # The per-candidate memory groups are made inside the namespaces and removed when they end.
         cgroup = _memory_cgroup_works() if memory and namespaces else 0
@@ -162,7 +163,7 @@ def _pids_cgroup_works() -> bool:
 
 def _memory_cgroup_works() -> int:
     """The version of the memory cgroups this process can make (0: none), by making one and removing it."""
-    directory = platform.memory_cgroup(f"jax-reduce-{os.getpid()}-probe", GIB)
+    directory = platform.memory_cgroup(platform.cgroup_name(), GIB)
     if directory:
         platform.remove_cgroup(directory)
         return platform.cgroup_version("memory")

@@ -281,7 +281,8 @@ def test_the_command_line_honours_dask_scheduler_address(client, tmp_path):
     done = subprocess.run([sys.executable, "-m", "reducer.cli", str(root), "-o", str(tmp_path / "out"), "--jobs", "1"],
                           capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
-    lines = done.stderr.splitlines()
+    # (a machine where the sandbox has gaps says so first)
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("jax-reduce: warning: the sandbox")]
     assert lines[0].startswith(f"jax-reduce: Dask cluster at {client.scheduler.address}, 2 workers; dashboard: http")
     workers = set(worker_pids(client))
     ran = json.loads((tmp_path / "out" / "report.json").read_text())["ran_on"]

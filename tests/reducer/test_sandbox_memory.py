@@ -30,7 +30,8 @@ OVER = f"over the {CAP_MB} MiB memory limit"
 def worker_cgroups(pool: PoolExecutor) -> list[str]:
     """The memory cgroups of this pool's workers (named by the worker's pid) that exist now."""
     own = platform._own_cgroup("memory")[1]
-    return [d for w in pool._all if own and os.path.isdir(d := os.path.join(own, f"jax-reduce-{w.process.pid}"))]
+    names = tuple(f"{platform.CGROUP_PREFIX}{w.process.pid}-" for w in pool._all)
+    return [entry.path for entry in os.scandir(own) if entry.name.startswith(names)] if own else []
 
 
 def assert_memory(outcome, started: float) -> None:
@@ -102,3 +103,32 @@ def test_a_reduction_whose_candidates_go_over_the_cap_finishes(tmp_path: Path) -
     while (live(pids) or commands_naming(str(tmp_path))) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert (live(pids), commands_naming(str(tmp_path))) == ([], [])
+
+
+def test_groups_left_by_a_dead_reducer_are_swept_and_cannot_collide() -> None:
+    """A reducer killed with SIGKILL leaves its empty groups behind, named by its pid; the pid comes back.
+    Left there, they made the next process of that pid fail to make its pids group (CI warned "cannot protect
+    the number of processes"), and they pile up."""
+    first, second = platform.pids_cgroup(10), platform.pids_cgroup(10)  # one pid, two groups
+    made = [g for g in (first, second) if g]
+    if not made:
+        pytest.skip("no pids cgroup can be made here")
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)  # a pid that is dead now
+    own = platform._own_cgroup("pids")[1]
+    dead, mine = (os.path.join(own, f"{platform.CGROUP_PREFIX}{p}-left") for p in (pid, os.getpid()))
+    os.mkdir(dead)
+    os.mkdir(mine)
+    made += [dead, mine]
+    try:
+        assert len({first, second}) == 2
+        platform.sweep_cgroups(min_age=3600)
+        assert os.path.isdir(dead)  # too young to be sure its maker is not about to join it
+        platform.sweep_cgroups(min_age=0)
+        assert not os.path.exists(dead) and os.path.isdir(mine)  # this process lives: its groups stay
+        assert all(os.path.isdir(g) for g in (first, second))
+    finally:
+        for group in made:
+            platform.remove_cgroup(group, tries=1)
