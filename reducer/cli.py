@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from reducer.api import InputError, Result, reduce
 from reducer.execution.platform import warm_pool_supported
-from reducer.execution.sandbox import SandboxWarning, warn_once
+from reducer.execution.sandbox import SandboxError, SandboxWarning, warn_once
 from reducer.files import default_output, same_file
 from reducer.issue import write_issue
 from reducer.judging.signature import Level, Signature
@@ -196,7 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     # by --no-sandbox, which the user chose); the library's SandboxWarning would say it a second time.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SandboxWarning)
-        return run(sys.argv[1:] if argv is None else argv)
+        try:
+            return run(sys.argv[1:] if argv is None else argv)
+        except SandboxError as err:  # the best program so far is on disk already
+            print(err, file=sys.stderr)
+            return EXIT_INTERNAL
 
 
 def run(argv: list[str]) -> int:

@@ -21,7 +21,7 @@ from typing import Protocol
 from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report
-from reducer.execution.sandbox import Sandbox, memory_outcome
+from reducer.execution.sandbox import Sandbox, SandboxError, memory_outcome
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
@@ -32,6 +32,7 @@ _BOOTSTRAP = (
 )
 _AS_USER = _BOOTSTRAP.replace("runner.main()", "runner.main_as_user()")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
+SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
 
 class Cancelled(Exception):
@@ -107,11 +108,18 @@ class FreshExecutor:
     sandbox: Sandbox = dataclasses.field(default_factory=Sandbox.for_machine)
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
-        workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
-        try:
-            return self._run_in(workdir, source, timeout, cancel)
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+        # A run whose sandbox could not be set up ran nothing: its end says nothing about the program, so it
+        # is tried again rather than judged (a judged set-up failure would make results depend on luck).
+        for _ in range(SETUP_TRIES):
+            workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
+            try:
+                outcome = self._run_in(workdir, source, timeout, cancel)
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+            if not setup_failed(outcome):
+                return outcome
+        line = outcome.stderr_tail.strip().splitlines()[0]
+        raise SandboxError(f"{line} ({SETUP_TRIES} times); use --no-sandbox to run candidates unprotected")
 
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         name = self.filename or CANDIDATE_FILENAME
@@ -167,6 +175,12 @@ def over_memory(pid: int, sandbox: Sandbox) -> bool:
     """Whether the process ``pid`` and its descendants hold more resident memory than the policy allows,
     where a watchdog holds memory (a memory cgroup needs no polling)."""
     return sandbox.memory_watchdog and platform.tree_rss(pid) > sandbox.memory_bytes
+
+
+def setup_failed(outcome: Outcome) -> bool:
+    """Whether a process ended in its sandbox's set-up, before it ran anything (see platform.setup_failed)."""
+    return (outcome.kind is Kind.CRASH and outcome.exit_code == platform.SANDBOX_FAILED
+            and outcome.stderr_tail.startswith(platform.SETUP_FAILED))
 
 
 def finished_outcome(returncode: int, reported: Outcome | None, stderr_tail: str, seconds: float,

@@ -21,6 +21,7 @@ import signal
 import struct
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 FORCE_ENV = "JAX_REDUCE_FORCE_LANDLOCK"
 PLATFORM_ENV = "JAX_REDUCE_FORCE_PLATFORM"  # tests: "other" behaves as on a non-Linux OS (no Linux mechanism)
@@ -44,6 +45,15 @@ _CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET, _CLONE_NEWUSER = 0x00020000, 0x20000
 _SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 USERNS_ENV = "JAX_REDUCE_FORCE_USERNS"  # tests: "none" behaves as where user namespaces are not allowed
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+SANDBOX_FAILED = 70  # exit code of a process that could not set up its sandbox: it ran nothing
+SETUP_FAILED = "jax-reduce: sandbox set-up failed: "  # how such a process's stderr starts
+
+
+def setup_failed(step: str) -> NoReturn:
+    """End this process, which could not set up its sandbox and so must run nothing, saying which step failed
+    (the executor then knows that no candidate ran, and may try again)."""
+    os.write(2, f"{SETUP_FAILED}{step}\n".encode())
+    os._exit(SANDBOX_FAILED)
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -462,19 +472,25 @@ def private_namespaces(watch_fd: int = -1, tied: bool = True, max_tasks: int = 0
     init = os.fork()
     if init:
         _wait_and_mirror(init, tied, [g for g in (pids, memory) if g], memory if memory_cap else "", on_memory)
-    if not all(join_cgroup(group) for group in joined):
-        os._exit(1)
-    # PID 1 of the new namespace.
-    die_with_parent()  # (getppid() is 0 here: the parent is outside the namespace)
-    if not _mount_proc():
-        os._exit(1)  # PIDs read in /proc would not be the ones kill() takes: run nothing
-    child = os.fork()
+    try:
+        if not all(join_cgroup(group) for group in joined):
+            setup_failed("could not join the namespace's cgroups")
+        # PID 1 of the new namespace.
+        die_with_parent()  # (getppid() is 0 here: the parent is outside the namespace)
+        if not _mount_proc():
+            setup_failed("could not mount /proc")  # PIDs read there would not be the ones kill() takes
+        child = os.fork()
+    except Exception as err:  # noqa: BLE001 - PID 1 must never return into the caller's code
+        setup_failed(f"namespace init: {err!r}")
     if child == 0:
         die_with_parent()
         if user:
             _drop_capabilities()
         return memory
-    _init_loop(child, watch_fd)
+    try:
+        _init_loop(child, watch_fd)
+    finally:
+        os._exit(1)  # (an error here: the kernel kills the namespace with us)
 
 
 def _mount_proc() -> bool:

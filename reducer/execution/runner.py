@@ -121,7 +121,15 @@ def enter_sandbox(result: str = "") -> Sandbox | None:
         return sandbox
     platform.die_with_parent()
     if parent and os.getppid() != int(parent):
-        os._exit(1)  # the reducer died while this interpreter started, before it could tie itself to it
+        platform.setup_failed("the reducer is gone")  # it died while this interpreter started
+    try:
+        _contain(sandbox, result)
+    except OSError as err:
+        platform.setup_failed(str(err))
+    return sandbox
+
+
+def _contain(sandbox: Sandbox, result: str) -> None:
     if sandbox.namespaces:
         start = time.perf_counter()
 
@@ -134,10 +142,11 @@ def enter_sandbox(result: str = "") -> Sandbox | None:
         tasks = sandbox.processes if sandbox.pids_cgroup else 0
         memory = platform.private_namespaces(max_tasks=tasks, memory_cap=cap,
                                              on_memory=over_memory if result else None)
+        if memory is None:
+            raise OSError("could not make the private namespaces this sandbox promised")
         if cap and not memory:
-            raise OSError("jax-reduce: the memory cgroup this sandbox promised could not be made")
+            raise OSError("could not make the memory cgroup this sandbox promised")
     sandbox.enter(os.getcwd())
-    return sandbox
 
 
 def main(argv: list[str] | None = None) -> None:

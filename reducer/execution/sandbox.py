@@ -170,6 +170,10 @@ def _memory_cgroup_works() -> int:
     return 0
 
 
+class SandboxError(RuntimeError):
+    """The sandbox could not be set up for a run, time after time: no candidate may run unprotected."""
+
+
 class SandboxWarning(UserWarning):
     """Candidates will run without the full sandbox: warned once per library call (the command line prints
     its own line instead)."""

@@ -57,7 +57,6 @@ LOWERING_PRELOAD = ("jax._src.compilation_cache", "jaxlib.mlir._mlir_libs._mlirH
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
 WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
 NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
-SANDBOX_FAILED = 70  # exit code of a runner or child that could not enter its sandbox (it runs nothing)
 
 
 def _backend_started() -> bool:
@@ -328,8 +327,7 @@ def _join(memory: str) -> None:
     """In a freshly forked runner or child: enter its memory cgroup before anything else (it runs nothing
     without the cap it was promised)."""
     if memory and not platform.join_cgroup(memory):
-        os.write(2, b"jax-reduce: could not enter the memory cgroup\n")
-        os._exit(SANDBOX_FAILED)
+        platform.setup_failed("could not enter the memory cgroup")
 
 
 def _watched(sandbox: Sandbox, memory: str) -> bool:
@@ -505,8 +503,7 @@ def _enter_sandbox(sandbox: Sandbox, scratch: str) -> bool:
         sandbox.enter(scratch)
         return True
     except OSError as err:
-        os.write(2, f"jax-reduce: could not enter the sandbox: {err}\n".encode())
-        os._exit(SANDBOX_FAILED)
+        platform.setup_failed(str(err))
 
 
 def _runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache: bool = False) -> None:

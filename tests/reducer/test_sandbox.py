@@ -23,7 +23,7 @@ from reducer.execution import platform
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.pool import PoolExecutor
-from reducer.execution.sandbox import GIB, MIB, Sandbox, warn_once
+from reducer.execution.sandbox import GIB, MIB, Sandbox, SandboxError, warn_once
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not platform.LINUX or platform.landlock_abi() < 6, reason="needs Landlock ABI 6+")
@@ -347,3 +347,17 @@ def test_forked_children_sharing_memory_are_not_counted_twice() -> None:
         assert pool.run(REPORT + source, 60, threading.Event()).message == "shared"
     finally:
         pool.close()
+
+
+def test_a_run_whose_sandbox_cannot_be_set_up_is_never_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A policy promising a memory cgroup that the candidate's process then cannot make (forced here): the run
+    ends in set-up, which says nothing about the program, so it is tried again and then refused, never
+    reported as the program's own crash (once, under load, such an end made two checks of one program differ)."""
+    policy = Sandbox.for_machine(memory_mb=300)
+    if not (policy.namespaces and policy.memory_cgroup):
+        pytest.skip("needs private namespaces and memory cgroups")
+    monkeypatch.setenv(platform.CGROUP_ENV, "none")  # seen by the candidate's interpreter only
+    with pytest.raises(SandboxError) as err:
+        FreshExecutor(sandbox=policy).run("raise ValueError('ran')", 60, threading.Event())
+    assert str(err.value) == ("jax-reduce: sandbox set-up failed: could not make the memory cgroup this sandbox "
+                              "promised (3 times); use --no-sandbox to run candidates unprotected")
