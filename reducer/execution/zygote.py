@@ -251,12 +251,17 @@ class Zygote:
                 outcome = dataclasses.replace(report.outcome, seconds=time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, retired))
             if runner.exit_fd in readable or runner.conn in readable:  # died, or garbled its reply
+                # Read before the runner's scratch (and the workdir in it) is removed: an XLA CHECK line
+                # there is part of a crash's signature.
+                stderr = Path(workdir) / ".stderr"
+                entered, tail = stderr.exists(), read_tail(stderr)
                 status = self._end_runner()
                 if self.oom_killed:  # by the kernel's OOM killer, in its memory cgroup
                     outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                     return Finished(outcome, How(runner_how, ("memory",)))
-                outcome = finished_outcome(_returncode(status), None, read_tail(Path(workdir) / ".stderr"),
-                                           time.perf_counter() - start)
+                if not entered and _returncode(status) == platform.SANDBOX_FAILED:
+                    tail = f"{platform.SETUP_FAILED}a pool runner could not enter its sandbox\n"  # ran nothing
+                outcome = finished_outcome(_returncode(status), None, tail, time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("died",)))
             if self.conn in readable and _cancelled(self.conn):
                 self._end_runner()

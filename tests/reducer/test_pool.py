@@ -171,6 +171,25 @@ def test_crashes_are_outcomes_and_the_pool_survives(pool, source, kind, sig):
     assert run(pool, BROADCAST).exc_type == "TypeError"
 
 
+# An XLA CHECK failure as a crash's stderr shows it (the signature keeps its file:line).
+CHECK_ABORT = """
+import os, sys
+sys.stderr.write("F1123 06:55:00.123456   4711 shape_util.cc:120] Check failed: dims[i] >= 0\\n")
+sys.stderr.flush()
+os.abort()
+"""
+
+
+def test_a_crash_on_a_warm_runner_keeps_its_check_line(pool, fresh):
+    # The runner's scratch (with the candidate's stderr) was removed before its tail was read: every crash on
+    # a warm runner lost its CHECK line, so it never matched the original's signature from a fresh interpreter.
+    on_runner, alone = run(pool, CHECK_ABORT), run(fresh, CHECK_ABORT)
+    assert (on_runner.kind, on_runner.signal) == (Kind.CRASH, signal.SIGABRT)
+    assert on_runner.stderr_tail == alone.stderr_tail == (
+        "F1123 06:55:00.123456   4711 shape_util.cc:120] Check failed: dims[i] >= 0\n")
+    assert Signature().key(on_runner) == Signature().key(alone) == ("crash", "6", "shape_util.cc:120")
+
+
 def test_os_exit_without_reporting_is_a_crash(pool):
     outcome = run(pool, "import os\nos._exit(3)\n")
     assert (outcome.kind, outcome.exit_code) == (Kind.CRASH, 3)
