@@ -28,13 +28,13 @@ import time
 
 from multiprocess.connection import Connection, wait
 
-from reducer.execution.fresh import PACKAGE_ROOT, Cancelled, FreshExecutor
+from reducer.execution.fresh import PACKAGE_ROOT, SETUP_TRIES, Cancelled, FreshExecutor, setup_failed
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
 )
 from reducer.execution.runner import candidate_env
-from reducer.execution.sandbox import Sandbox
+from reducer.execution.sandbox import Sandbox, SandboxError
 from reducer.execution.zygote import BASE_PRELOAD
 
 _POLL = 0.02  # seconds between checks for cancellation while a candidate runs
@@ -183,18 +183,22 @@ class PoolExecutor:
         if needs_fresh_interpreter(source):
             self.stats.fresh_fallbacks += 1
             return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
-        worker = self._idle.get()
-        try:
-            outcome = self._run_on(worker, source, timeout, cancel, sys_path, check, writes_cache)
-        except _WorkerDied as died:
-            worker = self._replace(worker)
-            outcome = died.outcome
-        finally:
-            if not self._closed:
-                self._idle.put(worker)
-        if outcome is None:
-            raise Cancelled()
-        return outcome
+        for _ in range(SETUP_TRIES):  # a run whose sandbox could not be set up ran nothing: never judged
+            worker = self._idle.get()
+            try:
+                outcome = self._run_on(worker, source, timeout, cancel, sys_path, check, writes_cache)
+            except _WorkerDied as died:
+                worker = self._replace(worker)
+                outcome = died.outcome
+            finally:
+                if not self._closed:
+                    self._idle.put(worker)
+            if outcome is None:
+                raise Cancelled()
+            if not setup_failed(outcome):
+                return outcome
+        raise SandboxError(f"{outcome.stderr_tail.strip()} ({SETUP_TRIES} times); "
+                           "use --no-sandbox to run candidates unprotected")
 
     def _run_on(self, worker: _Worker, source: str, timeout: float, cancel: threading.Event, sys_path: str,
                 check: bytes | None, writes_cache: bool) -> Outcome | None:

@@ -431,8 +431,11 @@ def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: floa
         pass
     if platform.oom_kills(memory):  # the kernel's OOM killer struck in the child's group
         return memory_outcome(sandbox, time.perf_counter() - start)
-    return finished_outcome(_returncode(status), _decoded_report(b"".join(chunks)),
-                            read_tail(Path(workdir) / ".stderr"), time.perf_counter() - start)
+    stderr = Path(workdir) / ".stderr"
+    tail = read_tail(stderr)
+    if not stderr.exists() and _returncode(status) == platform.SANDBOX_FAILED:
+        tail = f"{platform.SETUP_FAILED}a candidate's own child could not enter its sandbox\n"  # ran nothing
+    return finished_outcome(_returncode(status), _decoded_report(b"".join(chunks)), tail, time.perf_counter() - start)
 
 
 def _decoded_report(data: bytes) -> Outcome | None:
