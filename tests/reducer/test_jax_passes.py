@@ -385,6 +385,39 @@ def test_namedtuple_field_goes_with_its_arguments_and_unpacking_targets():
     assert "x, v = s\n    return State(x + v, v)" in out[1] and "step(State(1, 2))" in out[1]
 
 
+def test_dataclass_like_field_goes_with_its_arguments_direct_and_through_a_class_transform():
+    from reducer.search.passes import NamedTupleFieldsPass
+
+    out = candidates(NamedTupleFieldsPass(), """
+    class Layer(nn.Module):
+        width: int
+        def __call__(self, c, _):
+            return c, None
+    class MLP(nn.Module):
+        width: int
+        depth: int = 2
+        def __call__(self, x):
+            return nn.scan(Layer, length=self.depth)(4)(x, None)
+    class Base(nn.Module):
+        a: int
+    class Sub(Base):
+        b: int
+    MLP(8, depth=3).init(key, x)
+    """)
+    # `depth` is read as `.depth`; Base's `a` stays (Sub's positions count it); Sub's `b` may go.
+    assert [o.replace("\n", "|") for o in out] == [
+        "|class Layer(nn.Module):|    def __call__(self, c, _):|        return c, None|class MLP(nn.Module):|"
+        "    width: int|    depth: int = 2|    def __call__(self, x):|        return nn.scan(Layer, length=self.depth)()(x, None)|"
+        "class Base(nn.Module):|    a: int|class Sub(Base):|    b: int|MLP(8, depth=3).init(key, x)|",
+        "|class Layer(nn.Module):|    width: int|    def __call__(self, c, _):|        return c, None|class MLP(nn.Module):|"
+        "    depth: int = 2|    def __call__(self, x):|        return nn.scan(Layer, length=self.depth)(4)(x, None)|"
+        "class Base(nn.Module):|    a: int|class Sub(Base):|    b: int|MLP(depth=3).init(key, x)|",
+        "|class Layer(nn.Module):|    width: int|    def __call__(self, c, _):|        return c, None|class MLP(nn.Module):|"
+        "    width: int|    depth: int = 2|    def __call__(self, x):|        return nn.scan(Layer, length=self.depth)(4)(x, None)|"
+        "class Base(nn.Module):|    a: int|class Sub(Base):|    pass|MLP(8, depth=3).init(key, x)|",
+    ]
+
+
 def test_namedtuple_becomes_a_tuple_and_constant_containers_move_to_their_use():
     from reducer.search.passes import NamedTupleFieldsPass
 
