@@ -443,6 +443,8 @@ def test_hoist_tuple_literal_subscript_and_tidy_brackets():
     assert "y = f(1)\n" in out
     assert all_at_once(TidyPass(), "f((g(1)), *(a or b), [(x + 1)], d[(k)])\n") == "f(g(1), *(a or b), [x + 1], d[k])\n"
     assert all_at_once(TidyPass(), "d = {(lambda: 1): (lambda: 2)}\n") == "d = {(lambda: 1): lambda: 2}\n"
+    assert all_at_once(TidyPass(), "(g(1))(2)\n(a.b).c\n(d[0])[1]\n(a + b).T\n(lambda: 1)()\n(a\n.b)()\n") == (
+        "g(1)(2)\na.b.c\nd[0][1]\n(a + b).T\n(lambda: 1)()\n(a\n.b)()\n")
 
 
 def test_inline_function_without_return_binds_none():
