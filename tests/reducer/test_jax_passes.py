@@ -795,3 +795,38 @@ def test_inline_items_of_a_list_bound_once_at_constant_indices():
     """)
     assert out == ["\nxs = [a, (b, c)]\ny = (b, c) + a\nn = len(xs)\nks = (1, 2)\nks[0] = 3\nz = ks[1]\n"]
     assert candidates(InlinePass().only("inline.sequence-item"), "xs = [a, b]\ny = xs[0]\n") == ["y = a\n"]
+
+
+def test_function_value_takes_an_expression_body_and_a_decorated_def_called_once():
+    out = candidates(InlinePass().only("inline.function-value"), """
+    def decay(count):
+        int(count)
+    tx = optax.scale_by_schedule(decay)
+    @jax.jit
+    @functools.partial(jax.vmap, in_axes=0)
+    def step(state):
+        return tx.update(state)
+    step(tx.init(1.0))
+    """)
+    assert out == [
+        "\ntx = optax.scale_by_schedule(lambda count: int(count))\n@jax.jit\n@functools.partial(jax.vmap, in_axes=0)\n"
+        "def step(state):\n    return tx.update(state)\nstep(tx.init(1.0))\n",
+        "\ndef decay(count):\n    int(count)\ntx = optax.scale_by_schedule(decay)\n"
+        "jax.jit(functools.partial(jax.vmap, in_axes=0)(lambda state: tx.update(state)))(tx.init(1.0))\n",
+    ]
+
+
+def test_unwrap_moves_a_transformed_forwarding_lambda_s_arguments_to_the_call():
+    module = cst.parse_module(textwrap.dedent("""\
+        jax.jit(lambda s: tx.update(0.0, s))(tx.init(1.0))
+        jax.vmap(lambda a, b: f(b, a + 1, k=a))(x, y)
+        jax.jit(lambda a: a.f(a))(x)
+        jax.jit(lambda a: f(a), static_argnums=0)(x)
+    """))
+    empty = cst.Module([])
+    forwarded = [(module.code_for_node(e.node), empty.code_for_node(e.replacement)) for e in UnwrapPass().edits(module)
+                 if isinstance(e.replacement, cst.Call) and isinstance(e.replacement.func, cst.Call)]
+    assert forwarded == [  # not where the function reads a parameter, nor with static_argnums
+        ("jax.jit(lambda s: tx.update(0.0, s))(tx.init(1.0))", "jax.jit(tx.update)(0.0, tx.init(1.0))"),
+        ("jax.vmap(lambda a, b: f(b, a + 1, k=a))(x, y)", "jax.vmap(f)(y, x + 1, k=x)"),
+    ]
