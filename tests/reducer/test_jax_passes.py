@@ -830,3 +830,23 @@ def test_unwrap_moves_a_transformed_forwarding_lambda_s_arguments_to_the_call():
         ("jax.jit(lambda s: tx.update(0.0, s))(tx.init(1.0))", "jax.jit(tx.update)(0.0, tx.init(1.0))"),
         ("jax.vmap(lambda a, b: f(b, a + 1, k=a))(x, y)", "jax.vmap(f)(y, x + 1, k=x)"),
     ]
+
+
+def test_a_def_called_where_the_pass_cannot_see_and_reading_no_parameter_takes_any_arguments():
+    out = candidates(UnusedParametersPass(), """
+    class Layer(nn.Module):
+        def __call__(self, carry, _):
+            return carry
+        def step(self, a, b):
+            return 0
+    def f(a, b):
+        return 1
+    f(1, 2)
+    def one(a):
+        pass
+    h(one)
+    """)
+    # f's call is visible: it loses its parameters with the arguments instead; `one` would not get shorter.
+    assert [o for o in out if "*_" in o] == [
+        "\nclass Layer(nn.Module):\n    def __call__(self, carry, _):\n        return carry\n    def step(*_):\n"
+        "        return 0\ndef f(a, b):\n    return 1\nf(1, 2)\ndef one(a):\n    pass\nh(one)\n"]
