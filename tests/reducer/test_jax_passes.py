@@ -825,7 +825,8 @@ def test_unwrap_moves_a_transformed_forwarding_lambda_s_arguments_to_the_call():
     """))
     empty = cst.Module([])
     forwarded = [(module.code_for_node(e.node), empty.code_for_node(e.replacement)) for e in UnwrapPass().edits(module)
-                 if isinstance(e.replacement, cst.Call) and isinstance(e.replacement.func, cst.Call)]
+                 if isinstance(e.replacement, cst.Call) and isinstance(e.replacement.func, cst.Call)
+                 and not isinstance(e.replacement.func.args[0].value, cst.Lambda)]
     assert forwarded == [  # not where the function reads a parameter, nor with static_argnums
         ("jax.jit(lambda s: tx.update(0.0, s))(tx.init(1.0))", "jax.jit(tx.update)(0.0, tx.init(1.0))"),
         ("jax.vmap(lambda a, b: f(b, a + 1, k=a))(x, y)", "jax.vmap(f)(y, x + 1, k=x)"),
@@ -850,3 +851,19 @@ def test_a_def_called_where_the_pass_cannot_see_and_reading_no_parameter_takes_a
     assert [o for o in out if "*_" in o] == [
         "\nclass Layer(nn.Module):\n    def __call__(self, carry, _):\n        return carry\n    def step(*_):\n"
         "        return 0\ndef f(a, b):\n    return 1\nf(1, 2)\ndef one(a):\n    pass\nh(one)\n"]
+
+
+def test_unwrap_moves_a_transformed_lambda_s_later_arguments_into_its_body():
+    module = cst.parse_module(textwrap.dedent("""\
+        jax.grad(lambda p, m, x: m.apply(p, x))(p0, Net(), 0)
+        jax.grad(lambda a, b: a * b)(x, a)
+    """))
+    empty = cst.Module([])
+    bound = [empty.code_for_node(e.replacement) for e in UnwrapPass().edits(module)
+             if isinstance(e.replacement, cst.Call) and isinstance(e.replacement.func, cst.Call)
+             and isinstance(e.replacement.func.args[0].value, cst.Lambda)]
+    assert bound == [  # all at once, then one by one; `a` would be captured by the lambda's own `a`
+        "jax.grad(lambda p: Net().apply(p, 0))(p0)",
+        "jax.grad(lambda p, x: Net().apply(p, x))(p0, 0)",
+        "jax.grad(lambda p, m: m.apply(p, 0))(p0, Net())",
+    ]
