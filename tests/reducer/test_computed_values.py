@@ -121,6 +121,7 @@ def test_the_pass_offers_constructors_and_cuts_what_fed_them(pool):
     described = [(module.code_for_node(e.node), empty.code_for_node(e.replacement),
                   [module.code_for_node(n).strip() for n, _ in e.extra]) for e in edits]
     assert described == [
+        ("Env().reset()", "jnp.zeros(3)", ["class Env:\n    def reset(self):\n        return jnp.zeros(3)"]),
         ("Env().reset()", "jnp.zeros(3)", []),
         ('data["w"]', "np.zeros(2, np.float32)",
          ["data = np.load(io.BytesIO(buf.getvalue()))", "buf = io.BytesIO()", "np.savez(buf, w=np.ones(2, np.float32))"]),
@@ -131,7 +132,7 @@ def test_the_pass_offers_constructors_and_cuts_what_fed_them(pool):
         ('cfg["n"]', "5", []),
         ("cfg", "{'n': 5, 'name': 'x'}", ['cfg = {"n": 5, "name": "x"}']),
     ]
-    chosen = [edits[0], edits[1], edits[5]]
+    chosen = [edits[1], edits[2], edits[6]]
     assert pass_.apply(module, chosen).code == textwrap.dedent('''\
         import io
         import numpy as np
@@ -251,3 +252,30 @@ def test_a_small_real_program_reduces_within_twice_its_minimal(tmp_path, pool):
     assert computed.successes >= 1 and computed.tokens_removed > 0
     assert result.disagreements == 0
     assert result.tokens_after <= 2 * count_tokens(ENV_MINIMAL)
+
+
+def test_a_replaced_call_takes_the_top_level_definitions_only_it_used():
+    """`rule(x)` -> its value: `rule`'s def (decorator included) and `rule.defvjp(...)` go with it, and
+    `helper`, which only `rule`'s body read; `keep`, also read elsewhere, stays."""
+    module = cst.parse_module(textwrap.dedent('''\
+        import jax
+        def helper(v):
+            return v
+        def keep(v):
+            return v
+        @jax.custom_vjp
+        def rule(v):
+            return helper(keep(v))
+        rule.defvjp(None, None)
+        y = rule(1.0) + keep(2.0)
+    '''))
+    nodes, _ = targets(module)
+    k = [module.code_for_node(n) for n in nodes].index("rule(1.0)")
+    pass_ = ComputedValuesPass(lambda probed: {k: ValueFact("jax", dtype="float32", weak_type=True)})
+    edit = next(e for e in pass_.edits(module) if e.extra)
+    assert pass_.apply(module, [edit]).code == textwrap.dedent('''\
+        import jax
+        def keep(v):
+            return v
+        y = jax.numpy.asarray(0.0) + keep(2.0)
+    ''')

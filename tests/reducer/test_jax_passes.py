@@ -385,6 +385,39 @@ def test_namedtuple_field_goes_with_its_arguments_and_unpacking_targets():
     assert "x, v = s\n    return State(x + v, v)" in out[1] and "step(State(1, 2))" in out[1]
 
 
+def test_dataclass_like_field_goes_with_its_arguments_direct_and_through_a_class_transform():
+    from reducer.search.passes import NamedTupleFieldsPass
+
+    out = candidates(NamedTupleFieldsPass(), """
+    class Layer(nn.Module):
+        width: int
+        def __call__(self, c, _):
+            return c, None
+    class MLP(nn.Module):
+        width: int
+        depth: int = 2
+        def __call__(self, x):
+            return nn.scan(Layer, length=self.depth)(4)(x, None)
+    class Base(nn.Module):
+        a: int
+    class Sub(Base):
+        b: int
+    MLP(8, depth=3).init(key, x)
+    """)
+    # `depth` is read as `.depth`; Base's `a` stays (Sub's positions count it); Sub's `b` may go.
+    assert [o.replace("\n", "|") for o in out] == [
+        "|class Layer(nn.Module):|    def __call__(self, c, _):|        return c, None|class MLP(nn.Module):|"
+        "    width: int|    depth: int = 2|    def __call__(self, x):|        return nn.scan(Layer, length=self.depth)()(x, None)|"
+        "class Base(nn.Module):|    a: int|class Sub(Base):|    b: int|MLP(8, depth=3).init(key, x)|",
+        "|class Layer(nn.Module):|    width: int|    def __call__(self, c, _):|        return c, None|class MLP(nn.Module):|"
+        "    depth: int = 2|    def __call__(self, x):|        return nn.scan(Layer, length=self.depth)(4)(x, None)|"
+        "class Base(nn.Module):|    a: int|class Sub(Base):|    b: int|MLP(depth=3).init(key, x)|",
+        "|class Layer(nn.Module):|    width: int|    def __call__(self, c, _):|        return c, None|class MLP(nn.Module):|"
+        "    width: int|    depth: int = 2|    def __call__(self, x):|        return nn.scan(Layer, length=self.depth)(4)(x, None)|"
+        "class Base(nn.Module):|    a: int|class Sub(Base):|    pass|MLP(8, depth=3).init(key, x)|",
+    ]
+
+
 def test_namedtuple_becomes_a_tuple_and_constant_containers_move_to_their_use():
     from reducer.search.passes import NamedTupleFieldsPass
 
@@ -410,6 +443,8 @@ def test_hoist_tuple_literal_subscript_and_tidy_brackets():
     assert "y = f(1)\n" in out
     assert all_at_once(TidyPass(), "f((g(1)), *(a or b), [(x + 1)], d[(k)])\n") == "f(g(1), *(a or b), [x + 1], d[k])\n"
     assert all_at_once(TidyPass(), "d = {(lambda: 1): (lambda: 2)}\n") == "d = {(lambda: 1): lambda: 2}\n"
+    assert all_at_once(TidyPass(), "(g(1))(2)\n(a.b).c\n(d[0])[1]\n(a + b).T\n(lambda: 1)()\n(a\n.b)()\n") == (
+        "g(1)(2)\na.b.c\nd[0][1]\n(a + b).T\n(lambda: 1)()\n(a\n.b)()\n")
 
 
 def test_inline_function_without_return_binds_none():
@@ -760,3 +795,75 @@ def test_inline_items_of_a_list_bound_once_at_constant_indices():
     """)
     assert out == ["\nxs = [a, (b, c)]\ny = (b, c) + a\nn = len(xs)\nks = (1, 2)\nks[0] = 3\nz = ks[1]\n"]
     assert candidates(InlinePass().only("inline.sequence-item"), "xs = [a, b]\ny = xs[0]\n") == ["y = a\n"]
+
+
+def test_function_value_takes_an_expression_body_and_a_decorated_def_called_once():
+    out = candidates(InlinePass().only("inline.function-value"), """
+    def decay(count):
+        int(count)
+    tx = optax.scale_by_schedule(decay)
+    @jax.jit
+    @functools.partial(jax.vmap, in_axes=0)
+    def step(state):
+        return tx.update(state)
+    step(tx.init(1.0))
+    """)
+    assert out == [
+        "\ntx = optax.scale_by_schedule(lambda count: int(count))\n@jax.jit\n@functools.partial(jax.vmap, in_axes=0)\n"
+        "def step(state):\n    return tx.update(state)\nstep(tx.init(1.0))\n",
+        "\ndef decay(count):\n    int(count)\ntx = optax.scale_by_schedule(decay)\n"
+        "jax.jit(functools.partial(jax.vmap, in_axes=0)(lambda state: tx.update(state)))(tx.init(1.0))\n",
+    ]
+
+
+def test_unwrap_moves_a_transformed_forwarding_lambda_s_arguments_to_the_call():
+    module = cst.parse_module(textwrap.dedent("""\
+        jax.jit(lambda s: tx.update(0.0, s))(tx.init(1.0))
+        jax.vmap(lambda a, b: f(b, a + 1, k=a))(x, y)
+        jax.jit(lambda a: a.f(a))(x)
+        jax.jit(lambda a: f(a), static_argnums=0)(x)
+    """))
+    empty = cst.Module([])
+    forwarded = [(module.code_for_node(e.node), empty.code_for_node(e.replacement)) for e in UnwrapPass().edits(module)
+                 if isinstance(e.replacement, cst.Call) and isinstance(e.replacement.func, cst.Call)
+                 and not isinstance(e.replacement.func.args[0].value, cst.Lambda)]
+    assert forwarded == [  # not where the function reads a parameter, nor with static_argnums
+        ("jax.jit(lambda s: tx.update(0.0, s))(tx.init(1.0))", "jax.jit(tx.update)(0.0, tx.init(1.0))"),
+        ("jax.vmap(lambda a, b: f(b, a + 1, k=a))(x, y)", "jax.vmap(f)(y, x + 1, k=x)"),
+    ]
+
+
+def test_a_def_called_where_the_pass_cannot_see_and_reading_no_parameter_takes_any_arguments():
+    out = candidates(UnusedParametersPass(), """
+    class Layer(nn.Module):
+        def __call__(self, carry, _):
+            return carry
+        def step(self, a, b):
+            return 0
+    def f(a, b):
+        return 1
+    f(1, 2)
+    def one(a):
+        pass
+    h(one)
+    """)
+    # f's call is visible: it loses its parameters with the arguments instead; `one` would not get shorter.
+    assert [o for o in out if "*_" in o] == [
+        "\nclass Layer(nn.Module):\n    def __call__(self, carry, _):\n        return carry\n    def step(*_):\n"
+        "        return 0\ndef f(a, b):\n    return 1\nf(1, 2)\ndef one(a):\n    pass\nh(one)\n"]
+
+
+def test_unwrap_moves_a_transformed_lambda_s_later_arguments_into_its_body():
+    module = cst.parse_module(textwrap.dedent("""\
+        jax.grad(lambda p, m, x: m.apply(p, x))(p0, Net(), 0)
+        jax.grad(lambda a, b: a * b)(x, a)
+    """))
+    empty = cst.Module([])
+    bound = [empty.code_for_node(e.replacement) for e in UnwrapPass().edits(module)
+             if isinstance(e.replacement, cst.Call) and isinstance(e.replacement.func, cst.Call)
+             and isinstance(e.replacement.func.args[0].value, cst.Lambda)]
+    assert bound == [  # all at once, then one by one; `a` would be captured by the lambda's own `a`
+        "jax.grad(lambda p: Net().apply(p, 0))(p0)",
+        "jax.grad(lambda p, x: Net().apply(p, x))(p0, 0)",
+        "jax.grad(lambda p, m: m.apply(p, 0))(p0, Net())",
+    ]

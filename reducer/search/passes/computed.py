@@ -243,15 +243,21 @@ class _Uses(cst.CSTVisitor):
         super().__init__()
         self.loads: dict[str, list[tuple[cst.Name, cst.SimpleStatementLine | None]]] = {}
         self.assigned: dict[str, list[cst.SimpleStatementLine]] = {}  # lines `name = ...`
+        self.defined: dict[str, list[cst.FunctionDef | cst.ClassDef]] = {}  # top-level `def name` / `class name`
+        self.top: set[int] = set()  # ids of the module's own statements
         self.bound_otherwise: set[str] = set()  # names bound by anything else (def, for, import, `a, b = `)
-        self.line_names: dict[int, list[str]] = {}  # id(line) -> names loaded in it
+        self.loaded: set[int] = set()  # ids of the names loaded anywhere
         self.calls: dict[int, str] = {}  # id(line) -> the name a call statement works on (`np.savez(buf, x)`: buf)
-        self.keywords: set[int] = set()  # ids of keyword names in calls (libcst says they are loaded)
+        self.keywords: set[int] = set()  # ids of keyword names in calls (libcst says they are loaded), and of
+        # the names top-level defs bind (seen through `defined`)
         self.line: cst.SimpleStatementLine | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.top = {id(statement) for statement in node.body}
+        self.keywords.update(id(s.name) for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef)))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.line = node
-        self.line_names[id(node)] = []
         call = node.body[0].value if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) else None
         if isinstance(call, cst.Call):
             # What it works on: the receiver of a method (`buf.seek(0)`), else the first argument (`np.savez(buf)`).
@@ -274,8 +280,7 @@ class _Uses(cst.CSTVisitor):
             return
         if context is ExpressionContext.LOAD:
             self.loads.setdefault(node.value, []).append((node, self.line))
-            if self.line is not None:
-                self.line_names[id(self.line)].append(node.value)
+            self.loaded.add(id(node))
         elif context is not None:
             line = self.line
             small = line.body[0] if line is not None and len(line.body) == 1 else None
@@ -285,10 +290,16 @@ class _Uses(cst.CSTVisitor):
                 self.bound_otherwise.add(node.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.bound_otherwise.add(node.name.value)
+        self._define(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.bound_otherwise.add(node.name.value)
+        self._define(node)
+
+    def _define(self, node: cst.FunctionDef | cst.ClassDef) -> None:
+        if id(node) in self.top:
+            self.defined.setdefault(node.name.value, []).append(node)
+        else:
+            self.bound_otherwise.add(node.name.value)
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
@@ -302,33 +313,49 @@ def _names_in(node: cst.CSTNode) -> list[cst.Name]:
     return found
 
 
-def freed_lines(uses: _Uses, node: cst.CSTNode) -> list[cst.SimpleStatementLine]:
-    """Statement lines that only served what ``node`` loaded: once ``node`` is replaced by a constant, a name
-    it read that nothing else reads goes with its assignments (`name = ...`) and the expression statements
-    that use it (`np.savez(buf, ...)`), and so on for what those read. The replacement alone is often longer
-    than the expression (`data["w"]` -> `np.zeros(2, np.float32)`), and a candidate must be smaller than the
-    program to be tried: the dead-code passes could delete the feeders only after it was accepted."""
+def freed_lines(uses: _Uses, node: cst.CSTNode) -> list[cst.SimpleStatementLine | cst.FunctionDef | cst.ClassDef]:
+    """Statements that only served what ``node`` loaded: once ``node`` is replaced by a constant, a name
+    it read that nothing else reads goes with its assignments (`name = ...`) or its top-level `def`/`class`,
+    and the expression statements that use it (`np.savez(buf, ...)`, `f.defvjp(...)`), and so on for what
+    those read. The replacement alone is often longer than the expression (`data["w"]` ->
+    `np.zeros(2, np.float32)`, `Block(self)(x)` -> `jnp.zeros((2, 3))`), and a candidate must be smaller
+    than the program to be tried: the dead-code passes could delete the feeders only after it was accepted."""
     gone = {id(name) for name in _names_in(node)}
-    removed: dict[int, cst.SimpleStatementLine] = {}
+    removed: dict[int, cst.CSTNode] = {}
     pending = [name.value for name in _names_in(node)]
     dead: set[str] = set()
     while pending:
         name = pending.pop()
-        if name in dead or name in uses.bound_otherwise or name not in uses.assigned:
+        binding = _binding(uses, name)
+        if name in dead or not binding:
             continue
-        binders = {id(line) for line in uses.assigned[name]}
-        users = [line for n, line in uses.loads.get(name, ()) if line is not None and uses.calls.get(id(line)) == name]
-        live = [n for n, line in uses.loads.get(name, ()) if id(n) not in gone and (line is None or (
-            id(line) not in removed and id(line) not in binders and uses.calls.get(id(line)) != name))]
+        inside = {id(n) for statement in binding for n in _names_in(statement)}  # a def's own (recursive) loads
+        binders = {id(statement) for statement in binding}
+        users = [line for n, line in uses.loads.get(name, ()) if line is not None and uses.calls.get(id(line)) == name
+                 and id(n) not in inside]
+        live = [n for n, line in uses.loads.get(name, ()) if id(n) not in gone and id(n) not in inside and (
+            line is None or (id(line) not in removed and id(line) not in binders and uses.calls.get(id(line)) != name))]
         if live:
             continue
         dead.add(name)
-        for line in [*uses.assigned[name], *users]:
-            if id(line) not in removed:
-                removed[id(line)] = line
-                gone.update(id(n) for n in _names_in(line))
-                pending.extend(uses.line_names.get(id(line), ()))
-    return list(removed.values())
+        for statement in [*binding, *users]:
+            if id(statement) not in removed:
+                removed[id(statement)] = statement
+                names = _names_in(statement)
+                gone.update(id(n) for n in names)
+                pending.extend(n.value for n in names if id(n) in uses.loaded)
+    return list(removed.values())  # type: ignore[arg-type]
+
+
+def _binding(uses: _Uses, name: str) -> list[cst.CSTNode]:
+    """The statements that bind ``name`` when all are `name = ...` lines or one top-level def or class; else
+    none (a name bound in any other way, or both ways, stays)."""
+    if name in uses.bound_otherwise:
+        return []
+    assigned, defined = uses.assigned.get(name, []), uses.defined.get(name, [])
+    if assigned and not defined:
+        return list(assigned)
+    return list(defined) if len(defined) == 1 and not assigned else []
 
 
 # --- the pass -------------------------------------------------------------------------------------------

@@ -1,6 +1,11 @@
 """Remove fields of NamedTuple classes that nothing reads by name, with what fills and unpacks them, or
 the class itself: `State(a, b)` -> `(a, b)` everywhere (a pytree of the same leaves).
 
+Fields of other classes declared the same way (`name: T` lines in a decorated class or one with bases and
+no `__init__`: dataclasses, Flax and Equinox modules) go too, with their argument at each construction:
+`Cls(...)`, and `T(Cls, ...)(...)`, a class transformed before it is built (`nn.scan(Layer, length=3)(w)`).
+A class another local class derives from keeps its fields (the subclass's positions count them too).
+
 A state tuple such as `class State(NamedTuple): position; velocity; force; dt` travels through a scan
 loop: it is built with `State(a, b, c, d)` and taken apart with `x, v, f, dt = state`. One field goes at a
 time, together with its argument at every construction and its target in every unpacking of the same
@@ -37,19 +42,30 @@ class _Collector(cst.CSTVisitor):
     def __init__(self, module: cst.Module):
         super().__init__()
         self.aliases = import_aliases(module)
-        self.classes: dict[str, cst.ClassDef] = {}
+        self.classes: dict[str, cst.ClassDef] = {}  # NamedTuples
+        self.declared: dict[str, cst.ClassDef] = {}  # other classes whose `name: T` lines may be fields
+        self.bases: set[str] = set()  # names of the bases of every class
         self.calls: dict[str, list[cst.Call]] = {}
+        self.transformed: dict[str, list[cst.Call]] = {}  # `T(name, ...)(...)`: constructions through T
         self.unpackings: dict[int, list[cst.Tuple | cst.List]] = {}  # number of targets -> unpacking targets
         self.read: set[str] = set()  # attribute names read anywhere
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [qualified_name(b.value, self.aliases) for b in node.bases]
+        self.bases.update(b.value.value for b in node.bases if isinstance(b.value, cst.Name))
         if bases in (["typing.NamedTuple"], ["NamedTuple"]):
             self.classes[node.name.value] = node
+        elif (node.bases or node.decorators) and not any(
+                isinstance(s, cst.FunctionDef) and s.name.value == "__init__" for s in block_statements(node.body)):
+            self.declared[node.name.value] = node
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name):
             self.calls.setdefault(node.func.value, []).append(node)
+        elif isinstance(node.func, cst.Call) and node.func.args and node.func.args[0].keyword is None:
+            first = node.func.args[0].value
+            if isinstance(first, cst.Name) and not node.func.args[0].star:
+                self.transformed.setdefault(first.value, []).append(node)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         target = node.target
@@ -104,4 +120,19 @@ class NamedTupleFieldsPass(EditPass):
                 extra: list[tuple[cst.CSTNode, object]] = [(arg, REMOVE) for arg in args if arg is not None]
                 extra += [(target.elements[index], REMOVE) for target in unpackings]
                 edits.append(Edit(field, REMOVE, tuple(extra)))  # type: ignore[arg-type]
+        for name, cls in collector.declared.items():
+            if name not in collector.bases:
+                edits.extend(_declared_field_edits(cls, [*collector.calls.get(name, []),
+                                                         *collector.transformed.get(name, [])], collector.read))
         return edits
+
+
+def _declared_field_edits(cls: cst.ClassDef, calls: list[cst.Call], read: set[str]) -> list[Edit]:
+    """Per field of a dataclass-like ``cls`` that nothing reads as `.name`: the field with its argument in
+    every construction in ``calls``."""
+    edits = []
+    for index, field in enumerate(_fields(cls)):
+        if _field_name(field) not in read:
+            args = [_argument(call, _field_name(field), index) for call in calls]
+            edits.append(Edit(field, REMOVE, tuple((arg, REMOVE) for arg in args if arg is not None)))
+    return edits

@@ -1000,32 +1000,46 @@ def _without_param(func: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
 
 class FunctionValue(_InlineSubPass):
     """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`, `defvjp(fwd, bwd)`) -> `lambda
-    x: e` there: the definition goes, and the lambda can then be inlined or unwrapped further."""
+    x: e` there: the definition goes, and the lambda can then be inlined or unwrapped further. A body that is
+    one expression statement counts as `return e` (the lambda returns its value where the def returned None:
+    the oracle decides). A decorated def becomes its decorators applied to the lambda, also where it is
+    called (`@jax.jit def f(x): e` ... `f(a)` -> `jax.jit(lambda x: e)(a)`)."""
 
     name = "inline.function-value"
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         analysis = self.analysis
         statements = _body_statements(node)
-        expr = _single_return(statements[0]) if len(statements) == 1 else None
-        if expr is None or node.decorators or node.asynchronous is not None:
+        expr = _single_expression(statements[0]) if len(statements) == 1 else None
+        if expr is None or node.asynchronous is not None:
             return
         uses = analysis.uses(node, node.name.value)
         if uses is None or len(uses) != 1:
             return
         use = uses[0]
         parent = analysis.parent(use)
-        if (isinstance(parent, cst.Call) and parent.func is use) or analysis.inside(use, node):
+        if (isinstance(parent, cst.Call) and parent.func is use and not node.decorators) or analysis.inside(use, node):
             return  # calls are inlined as calls; a recursive function stays
         use_scope = analysis.scope(use)
         if use_scope is not analysis.scope(node) and not isinstance(use_scope, GlobalScope):
             free = names_in(expr) - {p.name.value for p in _all_params(node.params)}
+            free |= {n for d in node.decorators for n in names_in(d.decorator)}
             if any(name in use_scope.assignments for name in free):
                 return  # a free name would be captured by a local at the use
         if isinstance(expr, cst.Tuple) and not expr.lpar:
             expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `lambda: (a, b)`
-        lam = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
-        self.offer(InlineEdit(use, analysis.fits(use, lam), source=node.name.value))
+        value: cst.BaseExpression = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
+        for decorator in reversed(node.decorators):  # the innermost (last) decorator applies first
+            value = cst.Call(decorator.decorator, [cst.Arg(value)])
+        self.offer(InlineEdit(use, analysis.fits(use, value), source=node.name.value))
+
+
+def _single_expression(statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    """What a one-statement body computes: `return e` or the expression statement `e`."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
+            statement.body[0], cst.Expr) and not isinstance(statement.body[0].value, (cst.Yield, cst.Await)):
+        return statement.body[0].value
+    return _single_return(statement)
 
 
 class AllUses(_InlineSubPass):

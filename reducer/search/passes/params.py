@@ -6,6 +6,9 @@ Only for functions whose every use is a call that passes the arguments on as wri
 `keep_unused`). A function
 handed to `jax.jit(f, static_argnums=...)` or `vmap(f, in_axes=...)` keeps its signature, since those
 arguments count positions (unwrapping it first makes it eligible).
+
+A def whose call sites are not visible (a method a library calls, `__call__`, a callback) and that reads
+none of its parameters (`self` included) takes `*_` instead: it then accepts whatever it is given.
 """
 
 from __future__ import annotations
@@ -89,7 +92,32 @@ class UnusedParametersPass(EditPass):
         functions, _ = called_functions(module)
         single = [_removals(f.params, list(f.calls), f.is_read) for f in functions]
         bulk = [_together(removals) for removals in single if len(removals) > 1]
-        return [*bulk, *(edit for removals in single for edit in removals)]
+        called = {id(f.params) for f in functions if f.calls}  # with no call seen, removals are guesses too
+        return [*bulk, *(edit for removals in single for edit in removals), *_any_arguments(module, called)]
+
+
+_ANY = cst.Parameters(star_arg=cst.Param(cst.Name("_"), star="*"))
+
+
+def _any_arguments(module: cst.Module, called: set[int]) -> list[Edit]:
+    """`def f(self, a, b): ...` reading none of them -> `def f(*_)`, for defs whose parameters' ids are not in
+    ``called`` (those lose their parameters with the arguments), where that is fewer tokens."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider)
+    edits = []
+    for node, scope in scopes.items():
+        if not isinstance(node, cst.FunctionDef) or id(node.params) in called:
+            continue
+        body_scope = scopes.get(node.body)
+        params = node.params
+        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        for extra in (params.star_arg, params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                names.append(extra.name.value)
+        if body_scope is None or len(names) < 2 or any(_is_read(body_scope)(name) for name in names):
+            continue
+        edits.append(Edit(params, _ANY))
+    return edits
 
 
 def _together(edits: list[Edit]) -> Edit:

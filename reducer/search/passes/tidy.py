@@ -19,6 +19,11 @@ from reducer.search.passes.names import names_in
 
 # Inside brackets a parenthesised expression needs no parentheses of its own (tuples and generators aside).
 _BRACKETED = (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.SubscriptElement)
+# What a call, attribute or subscript applies to needs none either when it is itself a name or one of those
+# (`(f(x))(y)` -> `f(x)(y)`); around anything else (`(a + b).T`, `(lambda: 1)()`) they stay.
+_TRAILED = {cst.Call: "func", cst.Attribute: "value", cst.Subscript: "value"}
+_PRIMARY = (cst.Name, cst.Call, cst.Attribute, cst.Subscript)  # kept when they span lines (`(a\n.b)()`)
+_EMPTY = cst.Module([])
 
 
 class _Tidy(cst.CSTTransformer):
@@ -33,6 +38,10 @@ class _Tidy(cst.CSTTransformer):
             if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
                     and not isinstance(child, (cst.Tuple, cst.GeneratorExp, cst.Yield, cst.NamedExpr))):
                 updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
+        field = _TRAILED.get(type(updated_node))
+        child = getattr(updated_node, field) if field is not None else None
+        if isinstance(child, _PRIMARY) and len(child.lpar) == 1 and "\n" not in _EMPTY.code_for_node(child):
+            updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
         return updated_node
 
     def leave_EmptyLine(self, original_node, updated_node):  # type: ignore[override]

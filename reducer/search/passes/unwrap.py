@@ -13,7 +13,13 @@ easier to read (and often names the transformation that matters). Edits:
 * `lax.cond(p, t, f, *ops)` becomes `t(*ops)` or `f(*ops)`; `lax.switch(i, [a, b], *ops)` one branch;
   `fori_loop(lo, hi, body, init)` becomes `body(lo, init)`; `while_loop(c, body, init)` becomes
   `body(init)`; `scan(f, init, xs)` becomes `f(init, xs[0])`
-  (`f(init, None)` without xs); `lax.map(f, xs)` becomes `f(xs[0])`.
+  (`f(init, None)` without xs); `lax.map(f, xs)` becomes `f(xs[0])`;
+* a transformed lambda that only calls a function becomes that function transformed, called with what
+  the lambda passed it: `jax.jit(lambda s: tx.update(0.0, s))(a)` -> `jax.jit(tx.update)(0.0, a)` (what was
+  a constant is now traced too: the oracle decides whether that matters);
+* a transformed lambda's arguments after the first move into its body, all at once and one by one:
+  `jax.grad(lambda p, m, x: m.apply(p, x))(p0, Net(), 0)` -> `jax.grad(lambda p: Net().apply(p, 0))(p0)`
+  (the first stays: it is the one grad differentiates).
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass
-from reducer.search.passes.names import as_jax_constructor, import_aliases, last_part, parenthesize, qualified_name
+from reducer.search.passes.names import (as_jax_constructor, import_aliases, last_part, names_in, parenthesize,
+                                         qualified_name, substitute)
 
 TRANSFORMS = {
     "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",
@@ -93,6 +100,10 @@ class _Collector(cst.CSTVisitor):
             elif inner and not any(a.star for a in [*node.func.args, *node.args]):
                 self.edits.append(Edit(node, _called_directly(node.func, node)))
         self._control_flow(node, last_part(name) if name.startswith("jax") else "", args)
+        forwarded = _forwarded(node, self.name_of)
+        if forwarded is not None:
+            self.edits.append(Edit(node, forwarded))
+        self.edits.extend(Edit(node, bound) for bound in _bound(node, self.name_of))
 
     def _control_flow(self, node: cst.Call, op: str, args: list[cst.Arg]) -> None:
         values = [a.value for a in args]
@@ -140,6 +151,61 @@ def _numpy_constructors_as_jax(module: cst.Module, aliases: dict[str, str]) -> t
 
     module.visit(_Finder())
     return tuple(found)
+
+
+def _transformed_lambda(node: cst.Call, name_of) -> cst.Lambda | None:
+    """The lambda of `T(lambda a, b: ...)(p, q)`, T a transformation given only the lambda, a lambda of plain
+    parameters called with as many plain positional arguments; else None."""
+    transform = node.func
+    if not isinstance(transform, cst.Call) or not is_transform(name_of(transform.func)) or len(transform.args) != 1:
+        return None
+    lam = transform.args[0].value
+    if transform.args[0].keyword is not None or transform.args[0].star or not isinstance(lam, cst.Lambda):
+        return None
+    params = lam.params
+    if (params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg
+            or params.posonly_params or any(p.default is not None for p in params.params)
+            or any(a.star or a.keyword is not None for a in node.args) or len(node.args) != len(params.params)):
+        return None
+    return lam
+
+
+def _bound(node: cst.Call, name_of) -> list[cst.Call]:
+    """`T(lambda a, b, c: e)(p, q, r)` -> `T(lambda a: e[b:=q, c:=r])(p)`, then each of b, c alone."""
+    lam = _transformed_lambda(node, name_of)
+    if lam is None or len(lam.params.params) < 2:
+        return []
+    names = [p.name.value for p in lam.params.params]
+    choices = [names[1:]] + ([[name] for name in names[1:]] if len(names) > 2 else [])
+    found = []
+    for chosen in choices:
+        bound = {name: arg.value for name, arg in zip(names, node.args) if name in chosen}
+        kept = [p for p in lam.params.params if p.name.value not in chosen]
+        if any(names_in(value) & {p.name.value for p in kept} for value in bound.values()):
+            continue  # a moved argument would read a parameter of the lambda instead of its own name
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        body = substitute(lam.body, bound)
+        new = lam.with_changes(params=lam.params.with_changes(params=kept), body=body)
+        args = [a for name, a in zip(names, node.args) if name not in chosen]
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        transform = node.func.with_changes(args=[node.func.args[0].with_changes(value=new)])  # type: ignore[attr-defined]
+        found.append(node.with_changes(func=transform, args=args))
+    return found
+
+
+def _forwarded(node: cst.Call, name_of) -> cst.Call | None:
+    """`T(lambda a, b: f(x, a, b))(p, q)` -> `T(f)(x, p, q)` (see :func:`_transformed_lambda`); else None."""
+    lam = _transformed_lambda(node, name_of)
+    transform = node.func
+    if lam is None or not isinstance(lam.body, cst.Call) or any(a.star for a in lam.body.args):
+        return None
+    params, body = lam.params, lam.body
+    names = [p.name.value for p in params.params]
+    if names_in(body.func) & set(names):
+        return None  # the function itself depends on the arguments
+    bound = {name: arg.value for name, arg in zip(names, node.args)}
+    moved = [substitute(arg, bound).with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in body.args]  # type: ignore[union-attr]
+    return cst.Call(transform.with_changes(args=[cst.Arg(body.func)]), moved, lpar=node.lpar, rpar=node.rpar)
 
 
 def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
