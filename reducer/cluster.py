@@ -88,9 +88,12 @@ class Connection:
         self.close()
 
 
-def connect(address: str, *, timeout: float = 30.0) -> Connection:
+def connect(address: str, *, timeout: float | None = None) -> Connection:
     """A client of the scheduler at ``address`` (``tcp://HOST:PORT``), or of a new LocalCluster of N worker
-    processes (``local:N``, one thread each; dashboard on a free port), checked for matching versions."""
+    processes (``local:N``, one thread each; dashboard on a free port), checked for matching versions.
+    ``timeout`` (seconds) bounds connecting and, once connected, how long a lost scheduler is waited for;
+    by default Dask's own setting, ``distributed.comm.timeouts.connect`` (30 s unless configured, e.g. by
+    DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)."""
     if address.startswith("local:"):
         count = address.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:
@@ -100,7 +103,8 @@ def connect(address: str, *, timeout: float = 30.0) -> Connection:
         connection = Connection(distributed.Client(cluster), cluster)
     else:
         try:
-            connection = Connection(distributed.Client(address, timeout=timeout))
+            waits = {} if timeout is None else {"timeout": timeout}
+            connection = Connection(distributed.Client(address, **waits))
         except (OSError, TimeoutError, ValueError) as err:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {err}") from None
     try:

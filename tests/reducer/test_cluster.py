@@ -306,6 +306,8 @@ def test_a_lost_scheduler_stops_the_command_with_a_message_and_a_manifest_that_r
     # scheduler mid-batch the way a lost machine would, and clean up the worker whatever happens.
     address = f"tcp://127.0.0.1:{free_port()}"
     env = {**os.environ, "PYTHONPATH": ROOT}
+    # The client waits this long for a lost scheduler to come back (Dask's setting; 30 s by default).
+    wait = {"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"}
     log = (tmp_path / "cluster.log").open("w")
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                   "--port", address.rsplit(":", 1)[1], "--dashboard-address", ":0"],
@@ -321,7 +323,7 @@ def test_a_lost_scheduler_stops_the_command_with_a_message_and_a_manifest_that_r
             probe.wait_for_workers(1, timeout=120)
         command = subprocess.Popen([sys.executable, "-m", "reducer.cli", str(root), "-o", str(out), "--jobs", "1",
                                     "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, cwd=ROOT, env=env)
+                                   text=True, cwd=ROOT, env={**env, **wait})
         deadline = time.monotonic() + 240
         while not (out / MANIFEST).exists() or not json.loads((out / MANIFEST).read_text())["files"]:
             assert command.poll() is None and time.monotonic() < deadline, command.communicate()
@@ -341,7 +343,7 @@ def test_a_lost_scheduler_stops_the_command_with_a_message_and_a_manifest_that_r
     assert command.returncode == 2, stderr
     assert stderr.splitlines()[-1] == (f"jax-reduce: lost the Dask scheduler at {address}; finished files are recorded "
                                        "in the output directory's manifest.json: run the same command again to resume")
-    assert stopped_after < 60
+    assert stopped_after < 30
     finished = sorted(json.loads((out / MANIFEST).read_text())["files"])
     assert 1 <= len(finished) < 4
     assert sorted(p.name for p in out.glob("*.py")) == finished  # every recorded file has its output, no others
