@@ -4,13 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-params = ({
-    "enc1": jnp.zeros((0, 0)),
-    "enc2": jnp.zeros((0, 0)),
-    "dec1": jnp.zeros((0, 0)),
-    "dec2": jnp.zeros((0, 0)),
-})
-zeros_1 = jax.tree_util.tree_map(jnp.zeros_like, params)
-params["ln_gain"] = 1.0
-loss, grads = jax.value_and_grad(lambda params: 1.0)(params)
-jax.tree_util.tree_map(lambda m, g: 1.0, zeros_1, grads)
+jax.tree_util.tree_map(lambda m, g: 1.0, {'enc1': jnp.zeros((0, 0)), 'enc2': jnp.zeros((0, 0)), 'dec1': jnp.zeros((0, 0)), 'dec2': jnp.zeros((0, 0))}, {'dec1': jnp.zeros((0, 0)), 'dec2': jnp.zeros((0, 0)), 'enc1': jnp.zeros((0, 0)), 'enc2': jnp.zeros((0, 0)), 'ln_gain': 0.0})
