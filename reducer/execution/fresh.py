@@ -118,8 +118,7 @@ class FreshExecutor:
                 shutil.rmtree(workdir, ignore_errors=True)
             if not setup_failed(outcome):
                 return outcome
-        line = outcome.stderr_tail.strip().splitlines()[0]
-        raise SandboxError(f"{line} ({SETUP_TRIES} times); use --no-sandbox to run candidates unprotected")
+        raise setup_refused(outcome)
 
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         name = self.filename or CANDIDATE_FILENAME
@@ -181,6 +180,12 @@ def setup_failed(outcome: Outcome) -> bool:
     """Whether a process ended in its sandbox's set-up, before it ran anything (see platform.setup_failed)."""
     return (outcome.kind is Kind.CRASH and outcome.exit_code == platform.SANDBOX_FAILED
             and outcome.stderr_tail.startswith(platform.SETUP_FAILED))
+
+
+def setup_refused(outcome: Outcome) -> SandboxError:
+    """The error for a run whose sandbox set-up failed :data:`SETUP_TRIES` times (its first stderr line)."""
+    line = outcome.stderr_tail.strip().splitlines()[0]
+    return SandboxError(f"{line} ({SETUP_TRIES} times); use --no-sandbox to run candidates unprotected")
 
 
 def finished_outcome(returncode: int, reported: Outcome | None, stderr_tail: str, seconds: float,

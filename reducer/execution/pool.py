@@ -28,13 +28,13 @@ import time
 
 from multiprocess.connection import Connection, wait
 
-from reducer.execution.fresh import PACKAGE_ROOT, SETUP_TRIES, Cancelled, FreshExecutor, setup_failed
+from reducer.execution.fresh import PACKAGE_ROOT, SETUP_TRIES, Cancelled, FreshExecutor, setup_failed, setup_refused
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
 )
 from reducer.execution.runner import candidate_env
-from reducer.execution.sandbox import Sandbox, SandboxError
+from reducer.execution.sandbox import Sandbox
 from reducer.execution.zygote import BASE_PRELOAD
 
 _POLL = 0.02  # seconds between checks for cancellation while a candidate runs
@@ -197,8 +197,7 @@ class PoolExecutor:
                 raise Cancelled()
             if not setup_failed(outcome):
                 return outcome
-        raise SandboxError(f"{outcome.stderr_tail.strip()} ({SETUP_TRIES} times); "
-                           "use --no-sandbox to run candidates unprotected")
+        raise setup_refused(outcome)
 
     def _run_on(self, worker: _Worker, source: str, timeout: float, cancel: threading.Event, sys_path: str,
                 check: bytes | None, writes_cache: bool) -> Outcome | None:
