@@ -253,14 +253,12 @@ class Zygote:
             if runner.exit_fd in readable or runner.conn in readable:  # died, or garbled its reply
                 # Read before the runner's scratch (and the workdir in it) is removed: an XLA CHECK line
                 # there is part of a crash's signature.
-                stderr = Path(workdir) / ".stderr"
-                entered, tail = stderr.exists(), read_tail(stderr)
+                stderr = _read_stderr(workdir)
                 status = self._end_runner()
                 if self.oom_killed:  # by the kernel's OOM killer, in its memory cgroup
                     outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                     return Finished(outcome, How(runner_how, ("memory",)))
-                if not entered and _returncode(status) == platform.SANDBOX_FAILED:
-                    tail = f"{platform.SETUP_FAILED}a pool runner could not enter its sandbox\n"  # ran nothing
+                tail = _crash_tail(stderr, _returncode(status), "a pool runner")
                 outcome = finished_outcome(_returncode(status), None, tail, time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("died",)))
             if self.conn in readable and _cancelled(self.conn):
@@ -431,11 +429,24 @@ def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: floa
         pass
     if platform.oom_kills(memory):  # the kernel's OOM killer struck in the child's group
         return memory_outcome(sandbox, time.perf_counter() - start)
-    stderr = Path(workdir) / ".stderr"
-    tail = read_tail(stderr)
-    if not stderr.exists() and _returncode(status) == platform.SANDBOX_FAILED:
-        tail = f"{platform.SETUP_FAILED}a candidate's own child could not enter its sandbox\n"  # ran nothing
+    tail = _crash_tail(_read_stderr(workdir), _returncode(status), "a candidate's own child")
     return finished_outcome(_returncode(status), _decoded_report(b"".join(chunks)), tail, time.perf_counter() - start)
+
+
+def _read_stderr(workdir: str) -> tuple[bool, str]:
+    """Whether a dead candidate process created its stderr file (it was past its sandbox's set-up), and the
+    file's tail; read at once, since its directory may go next."""
+    path = Path(workdir) / ".stderr"
+    return path.exists(), read_tail(path)
+
+
+def _crash_tail(stderr: tuple[bool, str], returncode: int, who: str) -> str:
+    """The tail for the outcome; for a process that exited 70 before it entered, the set-up failure marker
+    (it ran nothing, see platform.setup_failed)."""
+    entered, text = stderr
+    if not entered and returncode == platform.SANDBOX_FAILED:
+        return f"{platform.SETUP_FAILED}{who} could not enter its sandbox\n"
+    return text
 
 
 def _decoded_report(data: bytes) -> Outcome | None:
