@@ -20,7 +20,8 @@ from libcst.metadata import ExpressionContext, ExpressionContextProvider, Parent
 from reducer.search.passes.base import REMOVE, Edit, block_statements
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, literal_int, name_uses,
-                                         names_in, parenthesize, parenthesize_always, qualified_name, substitute)
+                                         names_in, own_functions, parenthesize, parenthesize_always, qualified_name,
+                                         substitute)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -145,8 +146,9 @@ def _unrolled(node: cst.ListComp | cst.DictComp) -> list[cst.BaseExpression]:
     return [cst.Dict(entries)]
 
 
-def _eta_reduced(node: cst.Lambda) -> list[cst.BaseExpression]:
-    """`lambda a, b: f(a, b)` -> `f` (when `f` itself does not use a or b)."""
+def _eta_reduced(node: cst.Lambda, own: set[str]) -> list[cst.BaseExpression]:
+    """`lambda a, b: f(a, b)` -> `f`, f one of the program's own functions (see :func:`own_functions`) that
+    does not itself use a or b."""
     params, body = node.params, node.body
     if (params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg
             or params.posonly_params or any(p.default is not None for p in params.params)):
@@ -155,7 +157,8 @@ def _eta_reduced(node: cst.Lambda) -> list[cst.BaseExpression]:
     if not isinstance(body, cst.Call) or any(a.keyword is not None or a.star for a in body.args):
         return []
     passed = [a.value.value if isinstance(a.value, cst.Name) else None for a in body.args]
-    return [body.func] if passed == names and not names_in(body.func) & set(names) else []
+    own_function = isinstance(body.func, cst.Name) and body.func.value in own
+    return [body.func] if own_function and passed == names and body.func.value not in names else []
 
 
 def unpacked_targets(node: cst.Assign) -> list[cst.BaseExpression] | None:
@@ -213,6 +216,7 @@ class HoistAnalysis(Analysis):
         self.generators = first_yields(module)
         self.definitions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         self.uses = name_uses(module)
+        self.own = own_functions(module)
 
     def loads(self, node: cst.CSTNode) -> bool:
         return self.get(ExpressionContextProvider, node, ExpressionContext.LOAD) is ExpressionContext.LOAD
@@ -448,7 +452,7 @@ class EtaReduction(_HoistSubPass):
     name = "hoist.eta"
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.offer_parts(node, _eta_reduced(node))
+        self.offer_parts(node, _eta_reduced(node, self.analysis.own))
 
 
 # -- statements ------------------------------------------------------------------------------------------

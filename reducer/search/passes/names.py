@@ -82,6 +82,27 @@ def fit(parent: cst.CSTNode | None, expr: cst.BaseExpression) -> cst.BaseExpress
     return parenthesize(expr)
 
 
+def own_functions(module: cst.Module) -> set[str]:
+    """Names the program binds to its own functions, anywhere: `def f` and `f = lambda ...`.
+
+    Handing a transformation one of these instead of a lambda that calls it keeps the traced function the
+    program's own; handing it a library's (`jax.jit(tx.update)`) would make JAX trace and name library code,
+    and the message would point into the library: a different report of the same bug at best.
+    """
+    found: set[str] = set()
+
+    class _Definitions(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            found.add(node.name.value)
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if isinstance(node.value, cst.Lambda):
+                found.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    module.visit(_Definitions())
+    return found
+
+
 def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
     """Every identifier used in ``node`` (outside ``skip``)."""
     found: set[str] = set()

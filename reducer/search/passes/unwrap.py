@@ -30,8 +30,8 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass
-from reducer.search.passes.names import (as_jax_constructor, import_aliases, last_part, names_in, parenthesize,
-                                         qualified_name, substitute)
+from reducer.search.passes.names import (as_jax_constructor, import_aliases, last_part, names_in, own_functions,
+                                         parenthesize, qualified_name, substitute)
 
 TRANSFORMS = {
     "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",
@@ -76,6 +76,7 @@ class _Collector(cst.CSTVisitor):
         self.module = module
         self.edits: list[Edit] = []
         self.as_jax = _numpy_constructors_as_jax(module, self.aliases)
+        self.own = own_functions(module)
 
     def _unwrap(self, node: cst.CSTNode, replacement: cst.CSTNode | object, extra: tuple = ()) -> None:
         """Remove a transformation; also offer the same with numpy constructors made jax.numpy ones."""
@@ -100,7 +101,7 @@ class _Collector(cst.CSTVisitor):
             elif inner and not any(a.star for a in [*node.func.args, *node.args]):
                 self.edits.append(Edit(node, _called_directly(node.func, node)))
         self._control_flow(node, last_part(name) if name.startswith("jax") else "", args)
-        forwarded = _forwarded(node, self.name_of)
+        forwarded = _forwarded(node, self.name_of, self.own)
         if forwarded is not None:
             self.edits.append(Edit(node, forwarded))
         self.edits.extend(Edit(node, bound) for bound in _bound(node, self.name_of))
@@ -193,11 +194,14 @@ def _bound(node: cst.Call, name_of) -> list[cst.Call]:
     return found
 
 
-def _forwarded(node: cst.Call, name_of) -> cst.Call | None:
-    """`T(lambda a, b: f(x, a, b))(p, q)` -> `T(f)(x, p, q)` (see :func:`_transformed_lambda`); else None."""
+def _forwarded(node: cst.Call, name_of, own: set[str]) -> cst.Call | None:
+    """`T(lambda a, b: f(x, a, b))(p, q)` -> `T(f)(x, p, q)`, f one of the program's own functions (see
+    :func:`own_functions`, :func:`_transformed_lambda`); else None."""
     lam = _transformed_lambda(node, name_of)
     transform = node.func
     if lam is None or not isinstance(lam.body, cst.Call) or any(a.star for a in lam.body.args):
+        return None
+    if not (isinstance(lam.body.func, cst.Name) and lam.body.func.value in own):
         return None
     params, body = lam.params, lam.body
     names = [p.name.value for p in params.params]
