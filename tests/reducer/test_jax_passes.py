@@ -545,8 +545,11 @@ def test_hoist_eta_reduces_lambdas_and_writes_out_comprehensions_over_literals()
     assert "def loss(p, b): pass\ng = jax.grad(loss)\n" in out
     swapped = "def loss(p, b): pass\ng = jax.grad(lambda p, b: loss(b, p))\n"
     assert not any("jax.grad(loss)" in c for c in candidates(HoistPass(), swapped))
-    # A library's function is not the program's: grad would trace and name jnp.sum, not the program's lambda.
+    # Given to JAX, a library's function is not the program's: grad would trace and name jnp.sum, not the
+    # program's lambda. Given to anything else (a schedule), it may.
     assert not any("jax.grad(jnp.sum)" in c for c in candidates(HoistPass(), "g = jax.grad(lambda p: jnp.sum(p))\n"))
+    out = candidates(HoistPass(), "import optax\ntx = optax.scale_by_schedule(lambda count: int(count))\n")
+    assert "import optax\ntx = optax.scale_by_schedule(int)\n" in out
     out = candidates(HoistPass(), 'hp = {k: np.asarray(v) for k, v in {"lr": 0.1, "n": 2}.items()}\n')
     assert 'hp = {"lr": np.asarray(0.1), "n": np.asarray(2)}\n' in out
     out = candidates(HoistPass(), "ys = [f(x) for x in (a, b)]\n")

@@ -146,9 +146,9 @@ def _unrolled(node: cst.ListComp | cst.DictComp) -> list[cst.BaseExpression]:
     return [cst.Dict(entries)]
 
 
-def _eta_reduced(node: cst.Lambda, own: set[str]) -> list[cst.BaseExpression]:
-    """`lambda a, b: f(a, b)` -> `f`, f one of the program's own functions (see :func:`own_functions`) that
-    does not itself use a or b."""
+def _eta_reduced(node: cst.Lambda, own: set[str] | None) -> list[cst.BaseExpression]:
+    """`lambda a, b: f(a, b)` -> `f` when f does not itself use a or b, and (unless ``own`` is None) f is one
+    of the program's own functions (see :func:`own_functions`)."""
     params, body = node.params, node.body
     if (params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg
             or params.posonly_params or any(p.default is not None for p in params.params)):
@@ -157,8 +157,9 @@ def _eta_reduced(node: cst.Lambda, own: set[str]) -> list[cst.BaseExpression]:
     if not isinstance(body, cst.Call) or any(a.keyword is not None or a.star for a in body.args):
         return []
     passed = [a.value.value if isinstance(a.value, cst.Name) else None for a in body.args]
-    own_function = isinstance(body.func, cst.Name) and body.func.value in own
-    return [body.func] if own_function and passed == names and body.func.value not in names else []
+    if own is not None and not (isinstance(body.func, cst.Name) and body.func.value in own):
+        return []
+    return [body.func] if passed == names and not names_in(body.func) & set(names) else []
 
 
 def unpacked_targets(node: cst.Assign) -> list[cst.BaseExpression] | None:
@@ -452,7 +453,14 @@ class EtaReduction(_HoistSubPass):
     name = "hoist.eta"
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.offer_parts(node, _eta_reduced(node, self.analysis.own))
+        # Given to JAX (jit, grad, lax.map, cond), the function is traced and messages name it: a library's
+        # there would point the report into the library, so only the program's own functions replace it.
+        self.offer_parts(node, _eta_reduced(node, self.analysis.own if self._given_to_jax(node) else None))
+
+    def _given_to_jax(self, node: cst.Lambda) -> bool:
+        arg = self.analysis.get(ParentNodeProvider, node)
+        call = self.analysis.get(ParentNodeProvider, arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and qualified_name(call.func, self.analysis.aliases).startswith("jax")
 
 
 # -- statements ------------------------------------------------------------------------------------------
