@@ -6,9 +6,9 @@
     python benchmarks/slip.py --minimals                   # calibration: each original vs its hand-written minimal
 
 Runs the original and the reduced program in fresh interpreters and compares their fingerprints line by
-line: the exception class and raising site, the whole message (every line; numbers, paths and the two
-programs' own names abstracted, nothing else), the public JAX function and primitive that raised, and each
-operand's exact dtype, rank and weak type. Signatures may abstract more (dtype kinds, JAX boilerplate); this
+line: the exception class and raising site, the whole message (every line; numbers, paths, the two
+programs' own names and the repr of an unhashable static argument abstracted, nothing else), the public JAX
+function and primitive that raised, and each operand's exact dtype, rank and weak type. Signatures may abstract more (dtype kinds, JAX boilerplate); this
 check does not, so it catches what they miss. Prints the differing lines and "slipped: N of M".
 
 The hand-written minimal beside each corpus program is the same bug by construction, so it calibrates the
@@ -47,6 +47,9 @@ _KEY_PATH = r"<name>(?:\['[^']*'\]|\[N\]|\.(?!(?:shape|dtype|ndim|size|aval|weak
 _KEY_PATHS = re.compile(_KEY_PATH)
 _NAME_LISTS = re.compile(_KEY_PATH + r"(?:,? (?:and )?" + _KEY_PATH + ")+")
 _PLURALS = ((re.compile(r"\bvalues of the arguments\b"), "value of the argument"),)
+# The repr of the value JAX could not hash as a static argument is the program's data, as its numbers are:
+# `['relu', 'tanh']` and `[]` are the same bug. Its type stays (a list is not a dict or an array).
+_UNHASHABLE = re.compile(r"(an object of type <class '[^']+'>), .*?\. (The error was:)")
 
 
 def program_names(source: str) -> set[str]:
@@ -68,7 +71,7 @@ def message_lines(message: str, names: set[str]) -> list[str]:
                               + r"|<lambda>)(?!\w)") if names else None
     lines = []
     for line in message.splitlines():
-        line = _ADDRESS.sub("0xH", _PATH.sub("<path>", line.strip()))
+        line = _UNHASHABLE.sub(r"\1, <value>. \2", _ADDRESS.sub("0xH", _PATH.sub("<path>", line.strip())))
         if name_pattern is not None:
             line = name_pattern.sub("<name>", line)
         line = _NUMBER.sub("N", line)
