@@ -3,7 +3,7 @@
 Where JAX raised: the innermost ``Primitive.bind`` on the traceback names the primitive and holds its operands;
 when no bind is on it (errors raised while tracing a loop body, or before any primitive), the innermost public
 JAX function (``jax.numpy.arange``, ``jax.lax.scan``, ``jax.ops.segment_sum``) names the raising API and its
-array arguments stand in. Each operand is described as ``[~]dtype:rank`` (``~`` for a weak type), e.g.
+array arguments stand in (none for the pytree functions, which never compute with their leaves). Each operand is described as ``[~]dtype:rank`` (``~`` for a weak type), e.g.
 ``float32:2``, ``~int32:0``, ``key<fry>:0``. JAX values are inspected duck-typed (``aval``, ``dtype``,
 ``shape``, ``weak_type``): this module imports only the standard library.
 """
@@ -20,6 +20,9 @@ PUBLIC_MODULES = ("jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.ops", "ja
                   "jax.numpy.fft", "jax.scipy.special", "jax.scipy.linalg", "jax")
 _MAX_OPERANDS = 8  # enough to tell kinds apart; bounded so a huge pytree cannot slow a candidate down
 _BIND_FUNCTIONS = ("bind", "bind_with_trace")
+# Functions on pytrees' structure (tree_map, tree_transpose): they never compute with the leaves, so the leaves
+# are not operands, and a structure error keeps its kind whatever arrays (or plain numbers) the trees hold.
+_STRUCTURAL = ("jax.tree_util.", "jax.tree.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,7 +188,7 @@ def facts_of(exc: BaseException, program_file: str = "") -> Facts:
         if not function:
             publics = _public_functions() if publics is None else publics
             function = publics.get(frame.f_code, "")
-            if function and not primitive:
+            if function and not primitive and not function.startswith(_STRUCTURAL):
                 operands = _describe_all(_arguments(frame), scalars=False)
         if function:
             break

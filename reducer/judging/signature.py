@@ -67,6 +67,12 @@ _MESSAGE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# Pytree structure errors list the program's own dict keys and key paths on the line after these words
+# ("with 4 child keys\n    dec1 dec2 enc1 enc2"): names of the program's data, which inlining and shrinking
+# change; the words before them say what kind of mismatch it is and stay.
+_KEY_LISTS = re.compile(r"((?:child keys|key sets is|at key path)\n)[ \t]+\S.*$", re.MULTILINE)
+
+
 def _template_line(line: str) -> str:
     for pattern, replacement in _MESSAGE_RULES + _TEMPLATE_RULES:
         line = pattern.sub(replacement, line)
@@ -76,6 +82,7 @@ def _template_line(line: str) -> str:
 def template(message: str) -> str:
     """Every line of ``message``, volatile parts (numbers, shapes, ids, paths, the program's own names, tracer
     levels) abstracted and JAX's boilerplate lines dropped, joined by " | "."""
+    message = _KEY_LISTS.sub(r"\1<keys>", message)
     lines = (_template_line(line) for line in message.splitlines() if not _BOILERPLATE_LINES.match(line.strip()))
     return " | ".join(line for line in lines if line)
 

@@ -56,6 +56,16 @@ def test_facts_fall_back_to_the_public_function():
     assert facts == Facts("", "jax.numpy.matmul", ("float32:1", "key<fry>:0"))
 
 
+def test_a_pytree_structure_error_has_no_operands():
+    """tree_map never computes with its leaves: two dicts of arrays and two dicts of ints that differ in their
+    keys are one bug (corpus 50 and its hand-written minimal)."""
+    arrays = outcome(lambda: jax.tree_util.tree_map(lambda m, g: m, {"w": jnp.zeros((2, 2)), "b": jnp.zeros(2)},
+                                                    {"w": jnp.zeros((2, 2)), "b": jnp.zeros(2), "g": 0.0}))
+    ints = outcome(lambda: jax.tree.map(lambda a, b: a, {"a": 1}, {"a": 1, "b": 1}))
+    assert (arrays.api, arrays.primitive, arrays.operands) == ("jax.tree_util.tree_map", "", ())
+    assert Signature().key(arrays) == Signature().key(ints)
+
+
 def test_no_jax_call_no_facts():
     assert facts_of(raised(lambda: 1 / 0)) == Facts()
 
