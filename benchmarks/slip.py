@@ -53,7 +53,8 @@ _UNHASHABLE = re.compile(r"(an object of type <class '[^']+'>), .*?\. (The error
 
 
 def program_names(source: str) -> set[str]:
-    """Names the program itself defines (functions, classes, parameters, assigned variables), minus builtins."""
+    """Names the program itself defines (functions, classes, parameters, assigned variables, the string keys
+    of its dict literals), minus builtins."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -62,6 +63,9 @@ def program_names(source: str) -> set[str]:
             names.add(node.arg)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
+        elif isinstance(node, ast.Dict):  # keys name the program's data as a variable does: {"w": ...}
+            names.update(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                         and k.value.isidentifier())
     return names - set(dir(builtins))
 
 

@@ -633,6 +633,23 @@ def test_hoist_binds_a_generator_parameters_to_the_loop_arguments():
     """) in candidates(HoistPass(), source)
 
 
+def test_hoist_reads_a_generator_s_first_item_through_the_assignments_before_its_yield():
+    source = """
+    def batches(n):
+        x = np.zeros((n, 2))
+        y = x.sum(1)
+        yield x, y
+    for step, (xb, yb) in enumerate(batches(4)):
+        f(xb)
+    """
+    assert textwrap.dedent("""
+    step, (xb, yb) = (0, (np.zeros((4, 2)), np.zeros((4, 2)).sum(1)))
+    f(xb)
+    """) in candidates(HoistPass(), source)
+    guarded = source.replace("        y = x.sum(1)", "        print(x)")
+    assert "step, (xb, yb) = (0, next(iter(batches(4))))\n" in "".join(candidates(HoistPass(), guarded))
+
+
 def test_inline_method_calls_bind_self_to_the_instance():
     source = """
     class Adam:

@@ -57,8 +57,8 @@ def _first_item(iterable: cst.BaseExpression, generators: dict[str, tuple[list[s
 
 
 def first_yields(module: cst.Module) -> dict[str, tuple[list[str], cst.BaseExpression]]:
-    """Generator functions with plain positional parameters whose body starts with `yield e`:
-    name -> (parameter names, e)."""
+    """Generator functions with plain positional parameters whose body starts with `yield e`, after any plain
+    assignments to names: name -> (parameter names, e with those names replaced by their values)."""
     found: dict[str, tuple[list[str], cst.BaseExpression]] = {}
     for statement in module.body:
         if not isinstance(statement, cst.FunctionDef):
@@ -67,13 +67,26 @@ def first_yields(module: cst.Module) -> dict[str, tuple[list[str], cst.BaseExpre
         if (params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or params.star_kwarg
                 or params.posonly_params or any(p.default is not None for p in params.params)):
             continue
-        body = block_statements(statement.body)
-        first = body[0] if body else None
-        if isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr):
-            value = first.body[0].value
-            if isinstance(value, cst.Yield) and isinstance(value.value, cst.BaseExpression):
-                found[statement.name.value] = ([p.name.value for p in params.params], value.value)
+        yielded = _first_yield(block_statements(statement.body))
+        if yielded is not None:
+            found[statement.name.value] = ([p.name.value for p in params.params], yielded)
     return found
+
+
+def _first_yield(body: Sequence[cst.BaseStatement]) -> cst.BaseExpression | None:
+    """`x = a; y = f(x); yield x, y` -> `a, f(a)`; None unless the body starts that way."""
+    values: dict[str, cst.BaseExpression] = {}
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Yield):
+            value = small.value.value
+            return substitute(value, values) if isinstance(value, cst.BaseExpression) else None  # type: ignore[return-value]
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+            return None
+        values[small.targets[0].target.value] = substitute(small.value, values)  # type: ignore[assignment]
+    return None
 
 
 def _is_name(node: cst.CSTNode, name: str) -> bool:
