@@ -650,6 +650,31 @@ def test_hoist_reads_a_generator_s_first_item_through_the_assignments_before_its
     assert "step, (xb, yb) = (0, next(iter(batches(4))))\n" in "".join(candidates(HoistPass(), guarded))
 
 
+def test_params_of_a_class_s_init_go_with_the_arguments_of_every_construction():
+    source = """
+    class Classifier:
+        def __init__(self, in_dim, hidden, key=None):
+            self.w = jnp.zeros((hidden, 2))
+    model = Classifier(3, 4, key=1)
+    other = Classifier(5, hidden=6)
+    """
+    out = candidates(UnusedParametersPass(), source)
+    assert textwrap.dedent("""
+    class Classifier:
+        def __init__(self, hidden):
+            self.w = jnp.zeros((hidden, 2))
+    model = Classifier(4)
+    other = Classifier(hidden=6)
+    """) in out
+    # A base class (its __init__ may be reached through super() with other arguments), a decorator (one that
+    # writes __init__), or a use of the class other than a call: the calls stay as they are (the parameters
+    # may still go as a guess, as for any def whose calls the pass cannot see).
+    for guarded in (source.replace("class Classifier:", "class Classifier(Base):"),
+                    source.replace("class Classifier:", "@dataclasses.dataclass\n    class Classifier:"),
+                    source.rstrip() + "\n    kind = Classifier\n"):
+        assert all("model = Classifier(3, 4, key=1)" in c for c in candidates(UnusedParametersPass(), guarded))
+
+
 def test_inline_method_calls_bind_self_to_the_instance():
     source = """
     class Adam:

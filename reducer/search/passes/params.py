@@ -7,6 +7,9 @@ Only for functions whose every use is a call that passes the arguments on as wri
 handed to `jax.jit(f, static_argnums=...)` or `vmap(f, in_axes=...)` keeps its signature, since those
 arguments count positions (unwrapping it first makes it eligible).
 
+A class's `__init__` is called by every `C(a, b)` (when C has no bases, metaclass or decorators, and every
+use of C is such a call), so its parameters after `self` go the same way.
+
 A def whose call sites are not visible (a method a library calls, `__call__`, a callback) and that reads
 none of its parameters (`self` included) takes `*_` instead: it then accepts whatever it is given.
 """
@@ -46,6 +49,7 @@ class Called:
     calls: tuple[cst.Call, ...]
     is_read: Callable[[str], bool]  # whether the body reads a parameter's name at all
     reads: Callable[[str], list[cst.CSTNode]]  # the Name nodes that read it ([] when unknown: a lambda's)
+    bound: int = 0  # leading parameters the calls do not pass: 1 for a class's __init__ (self)
 
 
 def called_functions(module: cst.Module) -> tuple[list[Called], Mapping[cst.CSTNode, cst.CSTNode]]:
@@ -68,14 +72,31 @@ def called_functions(module: cst.Module) -> tuple[list[Called], Mapping[cst.CSTN
             continue
         if not isinstance(node, cst.FunctionDef) or scope is None:
             continue
-        calls = _call_sites(node, scope, parents, aliases)
-        if calls is None or len(calls) != uses.get(node.name.value, 0):
+        owner, bound = _constructed_class(node, parents), 0
+        if owner is not None and scopes.get(owner) is not None:  # `C(a, b)` calls C.__init__(self, a, b)
+            node_called, node_scope, bound = owner, scopes[owner], 1
+        else:
+            node_called, node_scope = node, scope
+        calls = _call_sites(node_called, node_scope, parents, aliases)
+        own_name = 1 if isinstance(node_called, cst.ClassDef) else 0  # name_uses counts a class's own name
+        if calls is None or len(calls) != uses.get(node_called.name.value, 0) - own_name:
             continue  # some use of the name is not a call we found (e.g. one the scope analysis missed)
         body_scope = scopes.get(node.body)
         if body_scope is None:
             continue
-        found.append(Called(node.params, tuple(calls), _is_read(body_scope), _reads(body_scope)))
+        found.append(Called(node.params, tuple(calls), _is_read(body_scope), _reads(body_scope), bound))
     return found, parents
+
+
+def _constructed_class(function: cst.FunctionDef, parents) -> cst.ClassDef | None:
+    """The class whose ``__init__`` ``function`` is, when nothing else stands between its calls and it (no
+    bases, which could call it with other arguments through super(), no metaclass, no decorator such as
+    @dataclass that could write another __init__); else None."""
+    block = parents.get(function)
+    owner = parents.get(block) if function.name.value == "__init__" else None
+    if not isinstance(owner, cst.ClassDef) or owner.bases or owner.keywords or owner.decorators:
+        return None
+    return owner
 
 
 class UnusedParametersPass(EditPass):
@@ -90,7 +111,7 @@ class UnusedParametersPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         functions, _ = called_functions(module)
-        single = [_removals(f.params, list(f.calls), f.is_read) for f in functions]
+        single = [_removals(f.params, list(f.calls), f.is_read, f.bound) for f in functions]
         bulk = [_together(removals) for removals in single if len(removals) > 1]
         called = {id(f.params) for f in functions if f.calls}  # with no call seen, removals are guesses too
         return [*bulk, *(edit for removals in single for edit in removals), *_any_arguments(module, called)]
@@ -145,15 +166,17 @@ def _call_sites(function: cst.FunctionDef, scope, parents, aliases: dict[str, st
     return calls
 
 
-def _removals(params: cst.Parameters, calls: list[cst.Call], is_read: Callable[[str], bool]) -> list[Edit]:
-    """One edit per unread parameter: the parameter and its argument at every call go together."""
+def _removals(params: cst.Parameters, calls: list[cst.Call], is_read: Callable[[str], bool],
+              bound: int = 0) -> list[Edit]:
+    """One edit per unread parameter: the parameter and its argument at every call go together (the first
+    ``bound`` parameters are not passed by the calls)."""
     edits = []
     positional = [*params.posonly_params, *params.params]
     for param in [*positional, *params.kwonly_params]:
         name = param.name.value
-        if name in ("self", "cls") or is_read(name):
+        if name in ("self", "cls") or is_read(name) or (param in positional[:bound]):
             continue
-        index = positional.index(param) if param in positional else None
+        index = positional.index(param) - bound if param in positional else None
         args = [matching_argument(call, name, index) for call in calls]
         if any(arg is None for arg in args) and param.default is None:
             continue  # some call site passes it in a way we cannot edit

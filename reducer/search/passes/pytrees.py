@@ -42,7 +42,8 @@ class PytreeLeavesPass(EditPass):
         flattenings: list[Edit] = []
         prunings: list[Edit] = []
         for function in functions:
-            for index, param in enumerate([*function.params.posonly_params, *function.params.params]):
+            positional = [*function.params.posonly_params, *function.params.params]
+            for index, param in enumerate(positional[function.bound:]):
                 found = _leaf_reads(function, param.name.value, parents)
                 args = [matching_argument(call, param.name.value, index) for call in function.calls]
                 if found is None or not args or any(arg is None for arg in args):
