@@ -675,6 +675,29 @@ def test_params_of_a_class_s_init_go_with_the_arguments_of_every_construction():
         assert all("model = Classifier(3, 4, key=1)" in c for c in candidates(UnusedParametersPass(), guarded))
 
 
+def test_params_of_a_method_go_with_the_arguments_of_its_calls():
+    source = """
+    class Classifier:
+        def loss(self, params, x, y):
+            return params["w"].sum()
+    model = Classifier()
+    jax.value_and_grad(model.loss)(model.params, 1.0, 1.0)
+    model.loss(2.0, x=3.0, y=4.0)
+    """
+    out = candidates(UnusedParametersPass(), source)
+    assert textwrap.dedent("""
+    class Classifier:
+        def loss(self, params):
+            return params["w"].sum()
+    model = Classifier()
+    jax.value_and_grad(model.loss)(model.params)
+    model.loss(2.0)
+    """) in out
+    # Another def of that name, or a variable of it: which is called where is unknown, so the calls stay.
+    for guarded in (source.rstrip() + "\n    def loss(a, b): pass\n", source.rstrip() + "\n    loss = 1\n"):
+        assert all("model.loss(2.0, x=3.0, y=4.0)" in c for c in candidates(UnusedParametersPass(), guarded))
+
+
 def test_inline_method_calls_bind_self_to_the_instance():
     source = """
     class Adam:

@@ -8,7 +8,8 @@ handed to `jax.jit(f, static_argnums=...)` or `vmap(f, in_axes=...)` keeps its s
 arguments count positions (unwrapping it first makes it eligible).
 
 A class's `__init__` is called by every `C(a, b)` (when C has no bases, metaclass or decorators, and every
-use of C is such a call), so its parameters after `self` go the same way.
+use of C is such a call), and an ordinary method `m` by every `x.m(a, b)` (when no other def is named m and
+every `x.m` is such a call), so their parameters after `self` go the same way.
 
 A def whose call sites are not visible (a method a library calls, `__call__`, a callback) and that reads
 none of its parameters (`self` included) takes `*_` instead: it then accepts whatever it is given.
@@ -60,6 +61,8 @@ def called_functions(module: cst.Module) -> tuple[list[Called], Mapping[cst.CSTN
     parents = wrapper.resolve(ParentNodeProvider)
     uses = name_uses(module)
     aliases = import_aliases(module)
+    attributes = _attributes(module)
+    defs = _def_counts(module)
     found: list[Called] = []
     for node, scope in scopes.items():
         if isinstance(node, cst.Lambda):
@@ -73,19 +76,70 @@ def called_functions(module: cst.Module) -> tuple[list[Called], Mapping[cst.CSTN
         if not isinstance(node, cst.FunctionDef) or scope is None:
             continue
         owner, bound = _constructed_class(node, parents), 0
+        name = node.name.value  # a method's calls: when nothing else (another def, a variable) is named so
+        alone = defs[name] == 1 and uses.get(name, 0) == len(attributes.get(name, []))
+        method_calls = _method_calls(node, parents, attributes, aliases) if alone else None
         if owner is not None and scopes.get(owner) is not None:  # `C(a, b)` calls C.__init__(self, a, b)
-            node_called, node_scope, bound = owner, scopes[owner], 1
+            calls, bound = _call_sites(owner, scopes[owner], parents, aliases), 1
+            expected = uses.get(owner.name.value, 0) - 1  # name_uses counts a class's own name
+        elif method_calls:  # `x.m(a, b)` calls C.m(self, a, b)
+            calls, bound, expected = method_calls, 1, len(method_calls)
         else:
-            node_called, node_scope = node, scope
-        calls = _call_sites(node_called, node_scope, parents, aliases)
-        own_name = 1 if isinstance(node_called, cst.ClassDef) else 0  # name_uses counts a class's own name
-        if calls is None or len(calls) != uses.get(node_called.name.value, 0) - own_name:
+            calls = _call_sites(node, scope, parents, aliases)
+            expected = uses.get(node.name.value, 0)
+        if calls is None or len(calls) != expected:
             continue  # some use of the name is not a call we found (e.g. one the scope analysis missed)
         body_scope = scopes.get(node.body)
         if body_scope is None:
             continue
         found.append(Called(node.params, tuple(calls), _is_read(body_scope), _reads(body_scope), bound))
     return found, parents
+
+
+def _def_counts(module: cst.Module) -> dict[str, int]:
+    counts: dict[str, int] = {}
+
+    class _Defs(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            counts[node.name.value] = counts.get(node.name.value, 0) + 1
+
+    module.visit(_Defs())
+    return counts
+
+
+def _attributes(module: cst.Module) -> dict[str, list[cst.Attribute]]:
+    """Every `x.name` of ``module``, by name."""
+    found: dict[str, list[cst.Attribute]] = {}
+
+    class _Attributes(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            found.setdefault(node.attr.value, []).append(node)
+
+    module.visit(_Attributes())
+    return found
+
+
+def _method_calls(function: cst.FunctionDef, parents, attributes: dict[str, list[cst.Attribute]],
+                  aliases: dict[str, str]) -> list[cst.Call] | None:
+    """The calls `x.m(a, b)` (or `jax.grad(x.m)(a, b)`) of method ``function`` of a class: when its name is
+    an ordinary method's (not a dunder, not decorated), no other def of the module has it, and every
+    `x.m` in the module is such a call; else None. Which object `x` is, syntax cannot tell: a library's own
+    `m` called somewhere makes the edit a guess the oracle rejects."""
+    name = function.name.value
+    owner = parents.get(parents.get(function))
+    if not isinstance(owner, cst.ClassDef) or function.decorators or name.startswith("__"):
+        return None
+    calls = []
+    for attribute in attributes.get(name, []):
+        call = parents.get(attribute)
+        if isinstance(call, cst.Call) and call.func is attribute:
+            calls.append(call)
+            continue
+        outer = _transformed_call(attribute, parents, aliases)
+        if outer is None:
+            return None
+        calls.append(outer)
+    return calls or None
 
 
 def _constructed_class(function: cst.FunctionDef, parents) -> cst.ClassDef | None:
