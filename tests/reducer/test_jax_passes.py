@@ -698,6 +698,32 @@ def test_params_of_a_method_go_with_the_arguments_of_its_calls():
         assert all("model.loss(2.0, x=3.0, y=4.0)" in c for c in candidates(UnusedParametersPass(), guarded))
 
 
+def test_params_of_call_go_with_the_arguments_of_the_one_instance_s_calls():
+    source = """
+    class BatchNorm:
+        def __call__(self, x, scale, training):
+            return x.mean(0)
+    class Classifier:
+        def __init__(self):
+            self.bn = BatchNorm()
+        def loss(self, p):
+            return self.bn(p, 1.0, training=True)
+    """
+    assert textwrap.dedent("""
+    class BatchNorm:
+        def __call__(self, x):
+            return x.mean(0)
+    class Classifier:
+        def __init__(self):
+            self.bn = BatchNorm()
+        def loss(self, p):
+            return self.bn(p)
+    """) in candidates(UnusedParametersPass(), source)
+    # A second instance (its calls are not seen as its), or the instance used other than by calls.
+    for guarded in (source.rstrip() + "\n    other = BatchNorm()\n", source.rstrip() + "\n    layers = [c.bn]\n"):
+        assert all("self.bn(p, 1.0, training=True)" in c for c in candidates(UnusedParametersPass(), guarded))
+
+
 def test_inline_method_calls_bind_self_to_the_instance():
     source = """
     class Adam:

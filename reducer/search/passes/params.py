@@ -8,8 +8,9 @@ handed to `jax.jit(f, static_argnums=...)` or `vmap(f, in_axes=...)` keeps its s
 arguments count positions (unwrapping it first makes it eligible).
 
 A class's `__init__` is called by every `C(a, b)` (when C has no bases, metaclass or decorators, and every
-use of C is such a call), and an ordinary method `m` by every `x.m(a, b)` (when no other def is named m and
-every `x.m` is such a call), so their parameters after `self` go the same way.
+use of C is such a call), an ordinary method `m` by every `x.m(a, b)` (when no other def is named m and
+every `x.m` is such a call), and `__call__` by every call of the one instance the module makes (`bn = C()`,
+`self.bn = C()`), so their parameters after `self` go the same way.
 
 A def whose call sites are not visible (a method a library calls, `__call__`, a callback) and that reads
 none of its parameters (`self` included) takes `*_` instead: it then accepts whatever it is given.
@@ -56,17 +57,12 @@ class Called:
 def called_functions(module: cst.Module) -> tuple[list[Called], Mapping[cst.CSTNode, cst.CSTNode]]:
     """Every function and lambda of ``module`` called only as written (see the module docstring), in source
     order, and the module's parent map (edits on call sites need it)."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    scopes = wrapper.resolve(ScopeProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
-    uses = name_uses(module)
-    aliases = import_aliases(module)
-    attributes = _attributes(module)
-    defs = _def_counts(module)
+    sites = _CallSites(module)
+    scopes, parents = sites.scopes, sites.parents
     found: list[Called] = []
     for node, scope in scopes.items():
         if isinstance(node, cst.Lambda):
-            call = _lambda_call(node, parents, aliases)
+            call = _lambda_call(node, parents, sites.aliases)
             body_scope = scopes.get(node.body)
             if call is not None:
                 read = names_in(node.body)
@@ -75,82 +71,122 @@ def called_functions(module: cst.Module) -> tuple[list[Called], Mapping[cst.CSTN
             continue
         if not isinstance(node, cst.FunctionDef) or scope is None:
             continue
-        owner, bound = _constructed_class(node, parents), 0
-        name = node.name.value  # a method's calls: when nothing else (another def, a variable) is named so
-        alone = defs[name] == 1 and uses.get(name, 0) == len(attributes.get(name, []))
-        method_calls = _method_calls(node, parents, attributes, aliases) if alone else None
-        if owner is not None and scopes.get(owner) is not None:  # `C(a, b)` calls C.__init__(self, a, b)
-            calls, bound = _call_sites(owner, scopes[owner], parents, aliases), 1
-            expected = uses.get(owner.name.value, 0) - 1  # name_uses counts a class's own name
-        elif method_calls:  # `x.m(a, b)` calls C.m(self, a, b)
-            calls, bound, expected = method_calls, 1, len(method_calls)
-        else:
-            calls = _call_sites(node, scope, parents, aliases)
-            expected = uses.get(node.name.value, 0)
-        if calls is None or len(calls) != expected:
-            continue  # some use of the name is not a call we found (e.g. one the scope analysis missed)
+        calls, bound = sites.of(node, scope)
         body_scope = scopes.get(node.body)
-        if body_scope is None:
+        if calls is None or body_scope is None:
             continue
         found.append(Called(node.params, tuple(calls), _is_read(body_scope), _reads(body_scope), bound))
     return found, parents
 
 
-def _def_counts(module: cst.Module) -> dict[str, int]:
-    counts: dict[str, int] = {}
+class _CallSites:
+    """Where a module's defs are called: plain functions by name, a class's ``__init__`` by `C(...)`, an
+    ordinary method `m` by `x.m(...)`, and ``__call__`` by calls of the one instance the module makes."""
 
-    class _Defs(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            counts[node.name.value] = counts.get(node.name.value, 0) + 1
+    def __init__(self, module: cst.Module):
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.scopes = wrapper.resolve(ScopeProvider)
+        self.parents = wrapper.resolve(ParentNodeProvider)
+        self.uses = name_uses(module)  # counts attribute names too, and a class's own name
+        self.aliases = import_aliases(module)
+        self.attributes: dict[str, list[cst.Attribute]] = {}
+        self.defs: dict[str, int] = {}
+        module.visit(_Index(self.attributes, self.defs))
 
-    module.visit(_Defs())
-    return counts
+    def of(self, function: cst.FunctionDef, scope) -> tuple[list[cst.Call] | None, int]:
+        """The calls of ``function`` and how many leading parameters they do not pass; None when some use of
+        it is not a call we can see (or the scope analysis missed one)."""
+        owner = self.parents.get(self.parents.get(function))
+        if isinstance(owner, cst.ClassDef) and not function.decorators:
+            calls = self._method_calls(function, owner)
+            if calls:
+                return calls, 1
+        # Otherwise by name: a method no code of the module calls gets [] (its removals are guesses).
+        return self._only_calls(self._by_name(function, scope), function.name.value, 0), 0
 
-
-def _attributes(module: cst.Module) -> dict[str, list[cst.Attribute]]:
-    """Every `x.name` of ``module``, by name."""
-    found: dict[str, list[cst.Attribute]] = {}
-
-    class _Attributes(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            found.setdefault(node.attr.value, []).append(node)
-
-    module.visit(_Attributes())
-    return found
-
-
-def _method_calls(function: cst.FunctionDef, parents, attributes: dict[str, list[cst.Attribute]],
-                  aliases: dict[str, str]) -> list[cst.Call] | None:
-    """The calls `x.m(a, b)` (or `jax.grad(x.m)(a, b)`) of method ``function`` of a class: when its name is
-    an ordinary method's (not a dunder, not decorated), no other def of the module has it, and every
-    `x.m` in the module is such a call; else None. Which object `x` is, syntax cannot tell: a library's own
-    `m` called somewhere makes the edit a guess the oracle rejects."""
-    name = function.name.value
-    owner = parents.get(parents.get(function))
-    if not isinstance(owner, cst.ClassDef) or function.decorators or name.startswith("__"):
+    def _method_calls(self, function: cst.FunctionDef, owner: cst.ClassDef) -> list[cst.Call] | None:
+        name = function.name.value
+        plain_class = not (owner.bases or owner.keywords or owner.decorators)  # nothing else writes methods
+        if name == "__init__" and plain_class and self.scopes.get(owner) is not None:
+            return self._only_calls(self._by_name(owner, self.scopes[owner]), owner.name.value, 1)
+        if name == "__call__" and plain_class:
+            return self._instance_calls(owner)
+        if not name.startswith("__") and self.defs[name] == 1:
+            return self._attribute_calls(name)
         return None
-    calls = []
-    for attribute in attributes.get(name, []):
-        call = parents.get(attribute)
-        if isinstance(call, cst.Call) and call.func is attribute:
-            calls.append(call)
-            continue
-        outer = _transformed_call(attribute, parents, aliases)
-        if outer is None:
+
+    def _only_calls(self, calls: list[cst.Call] | None, name: str, extra: int) -> list[cst.Call] | None:
+        return calls if calls is not None and len(calls) == self.uses.get(name, 0) - extra else None
+
+    def _by_name(self, function: cst.FunctionDef | cst.ClassDef, scope) -> list[cst.Call] | None:
+        """Every call of ``function`` by name (or through a transformation), or None if it is used any other
+        way (or bound twice)."""
+        assignments = list(scope.assignments[function.name.value])
+        if len(assignments) != 1 or assignments[0].node is not function:
             return None
-        calls.append(outer)
-    return calls or None
+        return self._called([reference.node for reference in assignments[0].references])
+
+    def _called(self, uses: Sequence[cst.CSTNode]) -> list[cst.Call] | None:
+        """The call each of ``uses`` is called by, directly or through a transformation; None if one is not."""
+        calls = []
+        for use in uses:
+            call = self.parents.get(use)
+            if isinstance(call, cst.Call) and call.func is use:
+                calls.append(call)
+                continue
+            outer = _transformed_call(use, self.parents, self.aliases)
+            if outer is None:
+                return None
+            calls.append(outer)
+        return calls
+
+    def _attribute_calls(self, name: str) -> list[cst.Call] | None:
+        """`x.m(a, b)` for every `x.m` of the module, when nothing but attributes is named m. Which object x
+        is, syntax cannot tell: a library's own `m` called somewhere makes the edit a guess the oracle
+        rejects."""
+        attributes = self.attributes.get(name, [])
+        if not attributes or self.uses.get(name, 0) != len(attributes):
+            return None
+        return self._called(attributes)
+
+    def _instance_calls(self, owner: cst.ClassDef) -> list[cst.Call] | None:
+        """`bn(x)` or `self.bn(x)` for the one instance `bn = C()` / `self.bn = C()` the module makes of C,
+        when every other use of that name is such a call."""
+        constructions = [a for a in self.attributes.get(owner.name.value, [])]
+        if constructions or self.uses.get(owner.name.value, 0) != 2:
+            return None  # C is used once besides its def, by name
+        use = next((r.node for a in self.scopes[owner].assignments[owner.name.value] for r in a.references), None)
+        call = self.parents.get(use) if use is not None else None
+        assign = self.parents.get(call) if isinstance(call, cst.Call) and call.func is use else None
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return None
+        target = assign.targets[0].target
+        if isinstance(target, cst.Attribute):
+            others = [a for a in self.attributes.get(target.attr.value, []) if a is not target]
+            if self.uses.get(target.attr.value, 0) != len(others) + 1:
+                return None
+        elif isinstance(target, cst.Name):
+            others = [r.node for a in self.scopes[target].assignments[target.value] for r in a.references] \
+                if self.scopes.get(target) is not None else []
+            if self.uses.get(target.value, 0) != len(others) + 1:
+                return None
+        else:
+            return None
+        return self._called(others) or None
 
 
-def _constructed_class(function: cst.FunctionDef, parents) -> cst.ClassDef | None:
-    """The class whose ``__init__`` ``function`` is, when nothing else stands between its calls and it (no
-    bases, which could call it with other arguments through super(), no metaclass, no decorator such as
-    @dataclass that could write another __init__); else None."""
-    block = parents.get(function)
-    owner = parents.get(block) if function.name.value == "__init__" else None
-    if not isinstance(owner, cst.ClassDef) or owner.bases or owner.keywords or owner.decorators:
-        return None
-    return owner
+class _Index(cst.CSTVisitor):
+    """Every `x.name` of a module, by name, and how many defs have each name."""
+
+    def __init__(self, attributes: dict[str, list[cst.Attribute]], defs: dict[str, int]):
+        super().__init__()
+        self.attributes, self.defs = attributes, defs
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.attributes.setdefault(node.attr.value, []).append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.defs[node.name.value] = self.defs.get(node.name.value, 0) + 1
 
 
 class UnusedParametersPass(EditPass):
@@ -199,25 +235,6 @@ def _together(edits: list[Edit]) -> Edit:
     """One edit making every change of ``edits``."""
     first, *rest = edits
     return Edit(first.node, first.replacement, (*first.extra, *(change for e in rest for change in e.changes())))
-
-
-def _call_sites(function: cst.FunctionDef, scope, parents, aliases: dict[str, str]) -> list[cst.Call] | None:
-    """Every call of ``function`` by name (or through a transformation), or None if it is used any other way
-    (or bound twice)."""
-    assignments = [a for a in scope.assignments[function.name.value]]
-    if len(assignments) != 1 or assignments[0].node is not function:
-        return None
-    calls = []
-    for reference in assignments[0].references:
-        call = parents.get(reference.node)
-        if isinstance(call, cst.Call) and call.func is reference.node:
-            calls.append(call)
-            continue
-        outer = _transformed_call(reference.node, parents, aliases)
-        if outer is None:
-            return None
-        calls.append(outer)
-    return calls
 
 
 def _removals(params: cst.Parameters, calls: list[cst.Call], is_read: Callable[[str], bool],
