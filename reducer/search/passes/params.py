@@ -152,9 +152,8 @@ class _CallSites:
     def _instance_calls(self, owner: cst.ClassDef) -> list[cst.Call] | None:
         """`bn(x)` or `self.bn(x)` for the one instance `bn = C()` / `self.bn = C()` the module makes of C,
         when every other use of that name is such a call."""
-        constructions = [a for a in self.attributes.get(owner.name.value, [])]
-        if constructions or self.uses.get(owner.name.value, 0) != 2:
-            return None  # C is used once besides its def, by name
+        if self.uses.get(owner.name.value, 0) != 2 or self.scopes.get(owner) is None:
+            return None  # C must be named once besides its def (name_uses counts attributes of that name too)
         use = next((r.node for a in self.scopes[owner].assignments[owner.name.value] for r in a.references), None)
         call = self.parents.get(use) if use is not None else None
         assign = self.parents.get(call) if isinstance(call, cst.Call) and call.func is use else None
