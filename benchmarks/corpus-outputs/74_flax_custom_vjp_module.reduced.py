@@ -15,4 +15,5 @@ class QuantisedAutoencoder(nn.Module):
     @nn.compact
     def __call__(self, x):
         return quantise(1.0, self.param("log_step", nn.initializers.constant(-1.0), ()))
-jax.value_and_grad(QuantisedAutoencoder().apply)({"params": {'log_step': 1.0}}, 0)
+model = QuantisedAutoencoder()
+jax.value_and_grad(lambda params: model.apply({"params": params}, 0))({'log_step': 1.0})

@@ -5,4 +5,4 @@
 import jax
 import optax
 tx = optax.scale_by_schedule(int)
-jax.jit(tx.update)(1.0, tx.init(1.0))
+jax.jit(lambda opt_state: tx.update(0.0, opt_state))(tx.init(1.0))
