@@ -82,10 +82,13 @@ def _first_yield(body: Sequence[cst.BaseStatement]) -> cst.BaseExpression | None
         small = statement.body[0]
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Yield):
             value = small.value.value
-            return substitute(value, values) if isinstance(value, cst.BaseExpression) else None  # type: ignore[return-value]
-        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+            if not isinstance(value, cst.BaseExpression):
+                return None
+            return substitute(value, values)  # type: ignore[return-value]
+        target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+        if not isinstance(target, cst.Name):
             return None
-        values[small.targets[0].target.value] = substitute(small.value, values)  # type: ignore[assignment]
+        values[target.value] = substitute(small.value, values)  # type: ignore[union-attr,assignment]
     return None
 
 

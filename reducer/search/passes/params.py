@@ -51,7 +51,7 @@ class Called:
     calls: tuple[cst.Call, ...]
     is_read: Callable[[str], bool]  # whether the body reads a parameter's name at all
     reads: Callable[[str], list[cst.CSTNode]]  # the Name nodes that read it ([] when unknown: a lambda's)
-    bound: int = 0  # leading parameters the calls do not pass: 1 for a class's __init__ (self)
+    bound: int = 0  # leading parameters the calls do not pass: 1 (self) for a method called on an instance
 
 
 def called_functions(module: cst.Module) -> tuple[list[Called], Mapping[cst.CSTNode, cst.CSTNode]]:
