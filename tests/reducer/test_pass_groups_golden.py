@@ -22,6 +22,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from reducer.search.passes import HoistPass, InlinePass
 from reducer.search.passes.base import REMOVE
@@ -52,17 +53,11 @@ def _code(module: cst.Module, node: object) -> str:
     return module.code_for_node(node)  # type: ignore[arg-type]
 
 
-def _positions(module: cst.Module) -> dict[int, int]:
-    """id(node) -> its index in a pre-order walk of ``module`` (tells apart equal-looking nodes)."""
-    order: dict[int, int] = {}
-
-    class _Walk(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            order[id(node)] = len(order)
-            return True
-
-    module.visit(_Walk())
-    return order
+def _positions(module: cst.Module) -> dict[int, list[int]]:
+    """id(node) -> [start line, start column, end line, end column] of its code: tells apart equal-looking
+    nodes, and the same way whatever libcst's version (the count of a walk's nodes differs between versions)."""
+    ranges = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return {id(node): [r.start.line, r.start.column, r.end.line, r.end.column] for node, r in ranges.items()}
 
 
 def _applied(pass_, module: cst.Module, edits) -> str:
@@ -83,7 +78,7 @@ def describe(pass_, source: str) -> dict:
     for edit in edits:
         # By position: which change an edit lists first does not matter when applying it, and the old passes
         # listed the uses of a name in libcst's set order, which differs between runs.
-        changes = sorted([position.get(id(node), -1), _code(module, node), _code(module, replacement)]
+        changes = sorted([position.get(id(node), [-1]), _code(module, node), _code(module, replacement)]
                          for node, replacement in edit.changes())
         listed.append({"changes": changes, "source": getattr(edit, "source", None),
                        "alone": _applied(pass_, module, [edit]), "subpass": getattr(edit, "origin", None)})
