@@ -41,6 +41,9 @@ def as_user_argvs() -> list[list[str]]:
     return found
 
 
+_PROBE = "import jax, reducer.cli, subprocess, sys; subprocess.run([sys.executable, '-c', 'pass'], check=True)"
+
+
 @pytest.fixture
 def user_world():
     if os.geteuid() != 0:
@@ -63,8 +66,10 @@ def user_world():
                "TMPDIR": str(base / "tmp"), "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"}
         errors = []
         for number, prefix in enumerate(prefixes):
-            probe = subprocess.run(prefix + [sys.executable, "-c", "import jax, reducer.cli"], env=env,
-                                   capture_output=True, text=True, cwd=base)
+            # As the reducer will: import jax and start the interpreter again (a venv's interpreter may be a
+            # link into a directory the user cannot search, such as /root).
+            probe = subprocess.run(prefix + [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True,
+                                   cwd=base)
             if probe.returncode == 0:
                 break
             errors.append(probe.stderr.strip().splitlines()[-1:])
