@@ -8,5 +8,4 @@ import jax
 def train_step(params):
     if sum(jax.tree_util.tree_leaves(params)) > 1.0:
         pass
-
-train_step(1.0)
+train_step(0.0)

@@ -5,7 +5,7 @@
 import jax
 
 @jax.custom_vjp
-def clip_gradient(x, bounds):
+def clip_gradient(*_):
     pass
 
 clip_gradient.defvjp(lambda x, bounds: (x, bounds), lambda bounds, g: (g,))

@@ -4,6 +4,6 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 
-def loss_one(params, tokens, labels):
+def loss_one(*_):
     pass
 jax.vmap(loss_one, in_axes=(0,))()

@@ -6,14 +6,11 @@ import jax
 import jax.numpy as jnp
 
 @jax.custom_vjp
-def safe_softplus(x, floor):
+def safe_softplus(*_):
     pass
 
-def safe_softplus_bwd(res, g):
+def safe_softplus_bwd(*_):
     pass
 
-safe_softplus.defvjp(lambda x, floor: jnp.zeros(0), safe_softplus_bwd)
-
-def neg_log_likelihood(w, x, y, floor):
-    safe_softplus(w, floor)
-jax.jit(jax.value_and_grad(neg_log_likelihood))(jnp.zeros(0), (), 0, 1.0)
+safe_softplus.defvjp(lambda *_: jnp.zeros(0), safe_softplus_bwd)
+jax.jit(jax.value_and_grad(lambda w, x, y, floor: safe_softplus(w, floor)))(jnp.zeros(0), (), 0, 1.0)

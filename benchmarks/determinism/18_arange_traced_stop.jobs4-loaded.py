@@ -4,8 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-
-@jax.jit
-def embed(length):
-    jnp.arange(length)
-embed(0)
+jax.jit(lambda length: jnp.arange(length))(0)

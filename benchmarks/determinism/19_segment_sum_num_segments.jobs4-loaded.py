@@ -5,8 +5,4 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-@jax.jit
-def readout(batch):
-    jax.ops.segment_sum(jnp.zeros((0, 0)), batch)
-readout(np.zeros(1, np.int32))
+jax.jit(lambda batch: jax.ops.segment_sum(jnp.zeros((0, 0)), batch))(np.zeros(1, np.int32))

@@ -5,11 +5,12 @@
 import jax
 from jax.sharding import PartitionSpec as P
 
-def local_grad(w, x, y, l2, axis):
+def local_grad(*_):
     pass
+
 (jax.shard_map(
     local_grad,
     mesh=jax.sharding.Mesh(jax.devices(), 'data'),
     in_specs=(P('batch'), P('batch')),
-    out_specs=0.0,
+    out_specs=1.0,
 ))()

@@ -3,6 +3,5 @@
 # signature: TypeError: lax.add requires arguments to have the same dtypes, got int32, float32. (Tip: jnp.add is a similar function that does automatic type promotion on inputs). @ jax._src.lax.lax.check_same_dtypes [jax.lax.add -> add(int:2, float:2)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
-lax.add(np.zeros((0, 0), np.int32), jnp.zeros((0, 0)))
+lax.add(jnp.zeros((0, 0), jnp.int32), jnp.zeros((0, 0)))

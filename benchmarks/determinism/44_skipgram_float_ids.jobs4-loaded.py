@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import numpy as np
-jax.numpy.float32(0)[np.zeros(0, np.float32)]
+jax.numpy.float32(0)[np.float32()]

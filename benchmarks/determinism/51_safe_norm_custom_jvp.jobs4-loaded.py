@@ -13,7 +13,4 @@ def safe_norm(v):
 def _safe_norm_jvp(primals, tangents):
     (dv,) = tangents
     return 1.0, dv
-
-def total_energy(pos):
-    jax.vmap(safe_norm)(pos)
-jax.grad(total_energy)(jnp.zeros((0, 0)))
+jax.grad(lambda pos: jax.vmap(safe_norm)(pos))(jnp.zeros((0, 0)))

@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-@jax.jit
-def eval_step(params):
-    np.zeros(0)[np.argsort(params)] = 0
-eval_step(jnp.zeros(0))
+def roc_auc(scores):
+    np.zeros(0)[np.argsort(scores)] = 0
+
+(jax.jit(roc_auc)(jnp.zeros(0)))

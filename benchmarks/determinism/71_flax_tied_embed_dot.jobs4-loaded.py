@@ -6,13 +6,8 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-class Block(nn.Module):
-    hidden: int
-    def __call__(self, x):
-        return jnp.zeros((0, 0, 0))
-
 class TinyLM(nn.Module):
     @nn.compact
-    def __call__(self, tokens):
-        return nn.Embed(1, 1).attend(Block(self)(1.0))
-TinyLM().init(jax.random.PRNGKey(0), 1.0)
+    def __call__(*_):
+        return nn.Embed(1, 1).attend(jnp.zeros((0, 0, 0)))
+TinyLM().init(jax.random.PRNGKey(0))

@@ -7,15 +7,12 @@ import jax
 import jax.numpy as jnp
 
 class Layer(nn.Module):
-    width: int
-    def __call__(self, carry, _):
-        return jnp.zeros((0, 1)), None
+    def __call__(*_):
+        return jnp.zeros((1, 0)), None
 
 class ScannedMLP(nn.Module):
-    width: int
-    layer_width: int
-    depth: int
     @nn.compact
     def __call__(self, x):
-        (nn.scan(Layer, length=0))(0.0)(x, None)
-ScannedMLP(0, 0, 0).init(jax.random.PRNGKey(0), jnp.zeros((0, 0)))
+        nn.scan(Layer, length=0)()(x)
+
+ScannedMLP().init(jax.random.PRNGKey(0), jnp.zeros((0, 0)))

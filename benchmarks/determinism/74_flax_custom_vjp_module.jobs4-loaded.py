@@ -6,13 +6,14 @@ import flax.linen as nn
 import jax
 
 @jax.custom_vjp
-def quantise(x, step):
+def quantise(*_):
     pass
 
-quantise.defvjp(lambda x, step: (x, ()), lambda residuals, g: (1.0,))
+quantise.defvjp(lambda x, step: (x, ()), lambda *_: (1.0,))
 
 class QuantisedAutoencoder(nn.Module):
     @nn.compact
     def __call__(self, x):
         return quantise(1.0, self.param("log_step", nn.initializers.constant(-1.0), ()))
-jax.value_and_grad(lambda params, model, x: model.apply({"params": params}, x))({'log_step': 0.0}, QuantisedAutoencoder(), 0)
+model = QuantisedAutoencoder()
+jax.value_and_grad(lambda params: model.apply({"params": params}, 0))({'log_step': 1.0})
