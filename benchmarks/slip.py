@@ -8,8 +8,8 @@
 Runs the original and the reduced program in fresh interpreters and compares their fingerprints line by
 line: the exception class and raising site, the whole message (every line; numbers, paths, the two
 programs' own names and the repr of an unhashable static argument abstracted, nothing else), the public JAX
-function and primitive that raised, and each operand's exact dtype, rank and weak type. Signatures may abstract more (dtype kinds, JAX boilerplate); this
-check does not, so it catches what they miss. Prints the differing lines and "slipped: N of M".
+function and primitive that raised, and each operand's exact dtype, rank and weak type. Signatures may
+abstract more (dtype kinds, JAX boilerplate); this check does not, so it catches what they miss. Prints the differing lines and "slipped: N of M".
 
 The hand-written minimal beside each corpus program is the same bug by construction, so it calibrates the
 check: ``--minimals`` lists where the check tells a minimal from its original, and in ``--dir`` mode a result
