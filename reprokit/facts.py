@@ -4,8 +4,9 @@ Where JAX raised: the innermost ``Primitive.bind`` on the traceback names the pr
 when no bind is on it (errors raised while tracing a loop body, or before any primitive), the innermost public
 JAX function (``jax.numpy.arange``, ``jax.lax.scan``, ``jax.ops.segment_sum``) names the raising API and its
 array arguments stand in (none for the pytree functions, which never compute with their leaves). Each operand
-is described as ``[~]dtype:rank`` (``~`` for a weak type), e.g. ``float32:2``, ``~int32:0``, ``key<fry>:0``. JAX values are inspected duck-typed (``aval``, ``dtype``,
-``shape``, ``weak_type``): this module imports only the standard library.
+is described as ``[~]dtype:rank`` (``~`` for a weak type), e.g. ``float32:2``, ``~int32:0``, ``key<fry>:0``.
+JAX values are inspected duck-typed (``aval``, ``dtype``, ``shape``, ``weak_type``): this module imports only
+the standard library.
 """
 
 from __future__ import annotations
