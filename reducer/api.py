@@ -122,7 +122,7 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Op
         keep(judge.source)
         reduction, oracle = search(judge.source, judge, options, keep, on_progress)
     index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
-                                   judge.fresh, judge.as_user)
+                                   judge.fresh, judge.as_user, options.jobs)
     final = reduction.history[index]
     signature = judge.criterion.describe(judge.original)
     provenance = provenance_of(program.source, options, signature)
@@ -168,7 +168,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None,
         started = starter.submit(_start_pool, program, options, merge.source) if owned else None
         try:
             original = check_original(program.source, fresh, criterion, options.timeout or INITIAL_TIMEOUT,
-                                      program.name, options.flaky)
+                                      program.name, options.flaky, options.jobs)
             program, original, note = _merged(program, original, merge, criterion, fresh, options)
         except BaseException:
             if started is not None:

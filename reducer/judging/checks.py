@@ -6,6 +6,7 @@ The original is checked, and the result confirmed, in fresh interpreters whateve
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 import threading
 from collections.abc import Sequence
@@ -40,24 +41,52 @@ def run_once(executor: Executor, source: str, timeout: float) -> Outcome:
     return executor.run(source, timeout, threading.Event())
 
 
+class SideBySide:
+    """Independent runs, up to ``parallel`` at a time. Leaving the block cancels the runs still going, so a
+    check that is settled by its first run does not wait for the others."""
+
+    def __init__(self, parallel: int):
+        self._threads = cf.ThreadPoolExecutor(max_workers=max(1, parallel))
+        self._cancel = threading.Event()
+        self._futures: list[cf.Future[Outcome]] = []
+
+    def run(self, executor: Executor, source: str, timeout: float) -> cf.Future[Outcome]:
+        self._futures.append(self._threads.submit(executor.run, source, timeout, self._cancel))
+        return self._futures[-1]
+
+    def __enter__(self) -> SideBySide:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._cancel.set()
+        for future in self._futures:
+            future.cancel()
+        self._threads.shutdown(wait=True)
+
+
 def check_original(
     source: str, executor: Executor, criterion: Signature | Criterion, timeout: float, name: str = "the program",
-    flaky: Flaky | None = None,
+    flaky: Flaky | None = None, parallel: int = 1,
 ) -> Outcome:
-    """Run the original several times; its outcome if it is interesting the same way in every run (with
-    ``flaky``, in at least N of M runs), else InputError that shows each distinct outcome with its count.
+    """Run the original several times, up to ``parallel`` at once; its outcome if it is interesting the same
+    way in every run (with ``flaky``, in at least N of M runs), else InputError that shows each distinct
+    outcome with its count. The first run is judged before any run beyond the first ``parallel`` starts.
 
     With a signature, interesting means failing; with a predicate (``executor`` must carry it), the
     predicate's verdict.
     """
     if isinstance(criterion, Signature):
         criterion = Criterion(criterion)
-    first = run_once(executor, source, timeout)
-    check_not_denied(first, executor, name)
-    if flaky is None:
-        check_first_run(first, criterion, timeout, name)
-    runs = [first] + [run_once(executor, source, timeout) for _ in range((flaky.runs if flaky else CHECK_RUNS) - 1)]
-    return agreed(runs, criterion, name, flaky, "fresh interpreters")
+    count = flaky.runs if flaky else CHECK_RUNS
+    with SideBySide(parallel) as runs:
+        started = [runs.run(executor, source, timeout) for _ in range(min(parallel, count))]
+        first = started[0].result()
+        check_not_denied(first, executor, name)
+        if flaky is None:
+            check_first_run(first, criterion, timeout, name)
+        started += [runs.run(executor, source, timeout) for _ in range(count - len(started))]
+        outcomes = [future.result() for future in started]
+    return agreed(outcomes, criterion, name, flaky, "fresh interpreters")
 
 
 def agreed(runs: Sequence[Outcome], criterion: Criterion, name: str, flaky: Flaky | None, where: str) -> Outcome:
@@ -138,18 +167,24 @@ def warm_timeout(executor: Executor, source: str, original: Outcome, criterion: 
 
 
 def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,
-            executor: Executor, as_user: Executor | None = None) -> tuple[int, int]:
+            executor: Executor, as_user: Executor | None = None, parallel: int = 1) -> tuple[int, int]:
     """Index of the newest accepted program a fresh interpreter confirms, and how many runs disagreed.
 
     With ``as_user`` (an executor that runs a program as ``python result.py`` would), a program is confirmed
-    only if that run also ends the same way: the same error, and the process exits within the timeout.
+    only if that run also ends the same way: the same error, and the process exits within the timeout; with
+    ``parallel`` > 1 the two runs go side by side.
     Bisects the history (the original, at index 0, is known to fail), assuming a program that fails
     like the original was reached only through programs that do too.
     """
     def ok(index: int) -> bool:
-        if not signature.same(original, run_once(executor, history[index], timeout)):
-            return False
-        return as_user is None or ends_alike(original, run_once(as_user, history[index], timeout))
+        with SideBySide(parallel) as runs:
+            fresh = runs.run(executor, history[index], timeout)
+            user = runs.run(as_user, history[index], timeout) if as_user is not None and parallel > 1 else None
+            if not signature.same(original, fresh.result()):
+                return False
+            if as_user is None:
+                return True
+            return ends_alike(original, (user or runs.run(as_user, history[index], timeout)).result())
 
     last = len(history) - 1
     if last == 0 or ok(last):
