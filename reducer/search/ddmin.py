@@ -38,8 +38,11 @@ def reduce_edits(n: int, tester: Tester, start: int | None = None) -> EditSet:
     first = tester.first_success
 
     everything = frozenset(range(n))
-    if n == 0 or first([everything]) == 0:
-        return everything if n else frozenset()
+    if n <= 1:
+        return everything if n and first([everything]) == 0 else frozenset()
+    # "Everything" goes first in the same call as the first sweep's chunks, so a parallel tester can run
+    # them side by side; the order, and so every decision, is the sequential search's.
+    head = [everything]
     applied: EditSet = frozenset()
     size = _largest_power_of_two_below(n)
     if start is not None:
@@ -53,7 +56,12 @@ def reduce_edits(n: int, tester: Tester, start: int | None = None) -> EditSet:
         progress = False
         start = 0
         while start < len(blocks):
-            found = first([applied | block for block in blocks[start:]])
+            found = first(head + [applied | block for block in blocks[start:]])
+            if found is not None and head:
+                if found == 0:
+                    return everything
+                found -= 1
+            head = []
             if found is None:
                 break
             applied |= blocks[start + found]

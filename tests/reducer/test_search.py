@@ -118,8 +118,10 @@ def test_offers_candidates_in_sequential_order_for_speculation():
             return super().first_success(candidates)
 
     reduce_edits(16, Recording(16, needs(9)))
-    assert offered[0] == [frozenset(range(16))]
-    assert offered[1] == [frozenset(range(8)), frozenset(range(8, 16))]
+    # "Everything" comes first, in the same call as the first sweep.
+    assert offered[0] == [frozenset(range(16)), frozenset(range(8)), frozenset(range(8, 16))]
+    low = frozenset(range(8))  # the first chunk, kept: item 9 stays
+    assert offered[1:3] == [[frozenset(range(16))], [low | frozenset(range(8, 12)), low | frozenset(range(12, 16))]]
 
 
 SUBPASS_PROGRAM = '''\
