@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import collections
 import dataclasses
+import io
 import json
 import os
 import queue
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+import tokenize
 
 from multiprocess.connection import Connection, wait
 
@@ -55,9 +57,25 @@ def top_level_imports(source: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+ENVIRONMENT_NAMES = frozenset({"environ", "environb", "putenv", "unsetenv"})
+
+
 def needs_fresh_interpreter(source: str) -> bool:
-    """Whether a candidate may change what jax reads at import time (env vars), so a zygote can't run it."""
-    return "environ" in source or "putenv" in source
+    """Whether a candidate may change what jax reads at import time (env vars), so a zygote can't run it.
+
+    Judged on names (and strings that are just such a name, for ``getattr``), never on comments or longer
+    words: a comment about "the environment" sent every candidate of a program to a fresh interpreter.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return any(name in source for name in ENVIRONMENT_NAMES)  # cannot tell: the cautious answer
+    for token in tokens:
+        if token.type == tokenize.NAME and token.string in ENVIRONMENT_NAMES:
+            return True
+        if token.type == tokenize.STRING and token.string.strip("'\"rRbBuU") in ENVIRONMENT_NAMES:
+            return True
+    return False
 
 
 _ZYGOTE_BOOTSTRAP = (

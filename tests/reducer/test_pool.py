@@ -289,6 +289,20 @@ def test_environment_changes_run_in_a_fresh_interpreter(pool):
     assert pool.stats.fresh_fallbacks == before + 1
 
 
+@pytest.mark.parametrize("source,fresh", [
+    ("import os\nos.environ['A'] = '1'\n", True),
+    ("from os import environ\n", True),
+    ("import os\nos.putenv('A', '1')\n", True),
+    ("import os\ngetattr(os, 'environ')['A'] = '1'\n", True),
+    ("# reset the environment when an episode ends\nx = 1\n", False),
+    ("environment = 'gridworld'\nname = \"the environment\"\n", False),
+    ("import os\nos.environ['A'] = (\n", True),  # does not tokenize: judged on the text, cautiously
+    ("x = (\n", False),
+])
+def test_only_environment_changes_need_a_fresh_interpreter(source, fresh):
+    assert needs_fresh_interpreter(source) is fresh
+
+
 def test_top_level_imports():
     source = "import os, jax.numpy as jnp\nfrom functools import partial\nfrom . import rel\ndef f():\n    import late\n"
     assert top_level_imports(source) == ["os", "jax.numpy", "functools"]
