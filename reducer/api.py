@@ -122,7 +122,7 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Op
         keep(judge.source)
         reduction, oracle = search(judge.source, judge, options, keep, on_progress)
     index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
-                                   judge.fresh, judge.as_user, options.jobs)
+                                   judge.fresh, judge.as_user, _side_by_side(options))
     final = reduction.history[index]
     signature = judge.criterion.describe(judge.original)
     provenance = provenance_of(program.source, options, signature)
@@ -168,7 +168,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None,
         started = starter.submit(_start_pool, program, options, merge.source) if owned else None
         try:
             original = check_original(program.source, fresh, criterion, options.timeout or INITIAL_TIMEOUT,
-                                      program.name, options.flaky, options.jobs)
+                                      program.name, options.flaky, _side_by_side(options))
             program, original, note = _merged(program, original, merge, criterion, fresh, options)
         except BaseException:
             if started is not None:
@@ -181,6 +181,13 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None,
     finally:
         if owned and pool is not None:
             pool.close()
+
+
+def _side_by_side(options: Options) -> int:
+    """How many runs of one program may go at once: up to --jobs when the sandbox keeps each run's writes to
+    itself; else one at a time (runs that share files, e.g. a counter under --allow-write, see each other's)."""
+    policy = options.sandbox_policy()
+    return options.jobs if policy.enabled and not policy.allow_write else 1
 
 
 def _merged(program: Program, original: Outcome, merge: Merge, criterion: Criterion, fresh: FreshExecutor,
