@@ -23,7 +23,7 @@ from reducer.execution.pool import PoolExecutor, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.files import Program, check_output, default_output, read_program, write_atomically
 from reducer.judging.checks import (
-    INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_timeout,
+    INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_limits,
 )
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
@@ -244,10 +244,12 @@ def _judge(program: Program, options: Options, criterion: Criterion, original: O
         warm_executor = pool.program(program.directory, criterion.check)
         # The user's unmodified program: its runs there (only) fill the pool's compilation cache.
         checking = pool.program(program.directory, criterion.check, original=program.source)
-        warm = warm_timeout(checking, program.source, original, criterion, fresh_timeout, options.flaky,
-                            program.name)
-        if warm is not None:
-            executor, timeout = warm_executor, (warm if options.timeout is None else options.timeout)
+        warm = warm_limits(checking, program.source, original, criterion, fresh_timeout, options.flaky,
+                           program.name)
+        if warm is not None and options.timeout is None:
+            executor, timeout = dataclasses.replace(warm_executor, cpu_budget=warm.cpu_budget), warm.timeout
+        elif warm is not None:
+            executor, timeout = warm_executor, options.timeout
     confirming: Executor = fresh
     # A user's run shows the error as Python prints it, which a predicate or a coin toss cannot be judged by.
     as_user = None if criterion.check is not None or options.flaky is not None else FreshExecutor(

@@ -20,7 +20,7 @@ import resource
 import signal
 import struct
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NoReturn
 
 FORCE_ENV = "JAX_REDUCE_FORCE_LANDLOCK"
@@ -571,19 +571,40 @@ def tree_rss(pid: int) -> int:
 
     ``pid`` counts its resident set (cheap, read 20 times a second); descendants, usually none, count their
     proportional share (Pss): a forked child shares its parent's pages, which RSS would count twice."""
-    total, stack, seen = 0, [pid], set()
+    total = 0
     page = os.sysconf("SC_PAGE_SIZE") if LINUX else 4096
-    while stack:
-        p = stack.pop()
-        if p in seen:
-            continue
-        seen.add(p)
+    for p in _tree(pid):
         try:
             total += _rss(p, page) if p == pid else _pss(p)
         except (OSError, ValueError, IndexError):
             continue
-        stack += children(p)
     return total
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time (user and system, every thread) used so far by ``pid`` and its descendants, including those
+    that ended and were waited for; 0 where /proc is missing. Unlike wall time it hardly grows when the
+    machine is busy, so a limit on it can be tight without making verdicts depend on load."""
+    ticks = 0
+    for p in _tree(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()  # the name before ")" may hold spaces
+            ticks += sum(int(field) for field in fields[11:15])  # utime stime cutime cstime (fields 14-17)
+        except (OSError, ValueError, IndexError):
+            continue
+    return ticks / (os.sysconf("SC_CLK_TCK") if LINUX else 100)
+
+
+def _tree(pid: int) -> Iterator[int]:
+    """``pid`` and its descendants (those /proc still shows)."""
+    stack, seen = [pid], set()
+    while stack:
+        p = stack.pop()
+        if p not in seen:
+            seen.add(p)
+            yield p
+            stack += children(p)
 
 
 def _rss(pid: int, page: int) -> int:

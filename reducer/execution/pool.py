@@ -197,14 +197,15 @@ class PoolExecutor:
         return ProgramView(self, sys_path, check, original)
 
     def run_program(self, source: str, timeout: float, cancel: threading.Event, sys_path: str,
-                    check: bytes | None, writes_cache: bool = False) -> Outcome:
+                    check: bytes | None, writes_cache: bool = False, cpu_budget: float = 0.0) -> Outcome:
         if needs_fresh_interpreter(source):
             self.stats.fresh_fallbacks += 1
             return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
+        job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache, cpu_budget)
         for _ in range(SETUP_TRIES):  # a run whose sandbox could not be set up ran nothing: never judged
             worker = self._idle.get()
             try:
-                outcome = self._run_on(worker, source, timeout, cancel, sys_path, check, writes_cache)
+                outcome = self._run_on(worker, job, cancel)
             except _WorkerDied as died:
                 worker = self._replace(worker)
                 outcome = died.outcome
@@ -217,10 +218,8 @@ class PoolExecutor:
                 return outcome
         raise setup_refused(outcome)
 
-    def _run_on(self, worker: _Worker, source: str, timeout: float, cancel: threading.Event, sys_path: str,
-                check: bytes | None, writes_cache: bool) -> Outcome | None:
+    def _run_on(self, worker: _Worker, job: Job, cancel: threading.Event) -> Outcome | None:
         start = time.perf_counter()
-        job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache)
         try:
             send(worker.conn, Run(job))
         except (OSError, EOFError):
@@ -270,10 +269,12 @@ class ProgramView:
     sys_path: str
     check: bytes | None = None
     original: str = ""  # the user's unmodified program: its runs (only) write the compilation cache
+    cpu_budget: float = 0.0  # CPU seconds after which a candidate counts as timed out (0: wall time only)
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         writes_cache = bool(self.original) and source == self.original
-        return self.pool.run_program(source, timeout, cancel, self.sys_path, self.check, writes_cache)
+        return self.pool.run_program(source, timeout, cancel, self.sys_path, self.check, writes_cache,
+                                     self.cpu_budget)
 
     def close(self) -> None:
         pass

@@ -43,6 +43,8 @@ class Job:
     # The user's unmodified program, run to check it on the workers: under the sandbox it alone may write
     # the pool's compilation cache, on a runner of its own that retires right after it.
     writes_cache: bool = False
+    # Stop the candidate, as a timeout, once its processes used this much CPU time (0: only ``timeout``).
+    cpu_budget: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -207,6 +207,7 @@ class Zygote:
             if self.runner is None:
                 raise BrokenPipeError
             workdir = _fresh_workdir(self.runner.scratch)
+            cpu_start = platform.tree_cpu_seconds(self.runner.pid)
             send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
             if self.runner is not None:
@@ -214,29 +215,38 @@ class Zygote:
             self.runner = self._fork_runner()
             runner_how = "new"
             workdir = _fresh_workdir(self.runner.scratch)
+            cpu_start = 0.0  # a new runner's every CPU second is this candidate's (its start, as in wall time)
             send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         runner = self.runner
         runner.served += 1
         try:
-            return self._await_runner(runner, job, workdir, start, runner_how)
+            return self._await_runner(runner, job, workdir, start, runner_how, cpu_start)
         finally:
             _empty(runner.scratch)
 
     def _await_runner(self, runner: _Runner, job: Job, workdir: str, start: float, runner_how: str,
-                      ) -> Finished | Abandoned:
+                      cpu_start: float) -> Finished | Abandoned:
+        def cpu_used() -> float:
+            return platform.tree_cpu_seconds(runner.pid) - cpu_start
+
         while True:
             remaining = start + job.timeout - time.perf_counter()
             if remaining <= 0:
                 self._end_runner()
                 return Finished(Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start), How(runner_how))
             watched = _watched(self.sandbox, runner.memory)
-            wait = min(remaining, WATCH_SECONDS) if watched else remaining
+            polled = watched or job.cpu_budget > 0
+            wait = min(remaining, WATCH_SECONDS) if polled else remaining
             readable, _, _ = select.select([runner.conn, runner.exit_fd, self.conn], [], [], wait)
             if not readable:
                 if watched and platform.tree_rss(runner.pid) > self.sandbox.memory_bytes:
                     self._end_runner()
                     outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                     return Finished(outcome, How(runner_how, ("memory",)))
+                if job.cpu_budget > 0 and (cpu := cpu_used()) > job.cpu_budget:
+                    self._end_runner()
+                    outcome = Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start, cpu_seconds=cpu)
+                    return Finished(outcome, How(runner_how, ("cpu time",)))
                 continue
             report = _report_from(runner.conn) if runner.conn in readable else None
             if report is not None and platform.oom_kills(runner.memory):
@@ -245,10 +255,11 @@ class Zygote:
                 outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("memory",)))
             if report is not None:
+                cpu = cpu_used()
                 retired = report.dirt or (("lifetime",) if runner.served >= RUNNER_LIFETIME else ())
                 if retired:
                     self._end_runner()
-                outcome = dataclasses.replace(report.outcome, seconds=time.perf_counter() - start)
+                outcome = dataclasses.replace(report.outcome, seconds=time.perf_counter() - start, cpu_seconds=cpu)
                 return Finished(outcome, How(runner_how, retired))
             if runner.exit_fd in readable or runner.conn in readable:  # died, or garbled its reply
                 # Read before the runner's scratch (and the workdir in it) is removed: an XLA CHECK line

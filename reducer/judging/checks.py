@@ -21,6 +21,8 @@ from reducer.judging.signature import Signature, template
 MIN_TIMEOUT = 10.0
 TIMEOUT_FACTOR = 10.0
 MIN_POOL_TIMEOUT = 2.0  # on warm workers a candidate pays no interpreter start or `import jax`
+CPU_BUDGET_FACTOR = 3.0
+MIN_CPU_BUDGET = 2.0
 INITIAL_TIMEOUT = 600.0  # for the first runs of the original, when the user gave no --timeout
 CHECK_RUNS = 2  # runs of the original in fresh interpreters, and again on warm workers, that must agree
 
@@ -147,14 +149,27 @@ def derive_timeout(original: Outcome, timeout: float | None) -> float:
     return max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
 
 
-def warm_timeout(executor: Executor, source: str, original: Outcome, criterion: Signature | Criterion,
-                 timeout: float, flaky: Flaky | None = None, name: str = "the program") -> float | None:
-    """The candidate timeout on warm workers: 10x the original's run there (at least 2 s, at most ``timeout``),
-    or None if the workers do not reproduce the original's outcome (then candidates use fresh interpreters).
-    InputError if the warm runs disagree among themselves (and ``flaky`` does not allow it).
+@dataclasses.dataclass(frozen=True)
+class WarmLimits:
+    """How long a candidate may run on the warm workers."""
 
-    A fresh interpreter's run of the original includes Python's start and `import jax`, so a timeout derived
-    from it lets every hanging candidate (a loop whose exit a reduction removed) cost 10 s or more."""
+    timeout: float  # wall seconds
+    cpu_budget: float = 0.0  # CPU seconds, all its processes and threads together (0: none)
+
+
+def warm_limits(executor: Executor, source: str, original: Outcome, criterion: Signature | Criterion,
+                timeout: float, flaky: Flaky | None = None, name: str = "the program") -> WarmLimits | None:
+    """A candidate's limits on warm workers, or None if the workers do not reproduce the original's outcome
+    (then candidates use fresh interpreters). InputError if the warm runs disagree among themselves (and
+    ``flaky`` does not allow it).
+
+    The timeout is 10x the original's run there (at least 2 s, at most ``timeout``): a fresh interpreter's
+    run includes Python's start and `import jax`, so a timeout derived from it lets every hanging candidate
+    (a loop whose exit a reduction removed) cost 10 s or more. The CPU budget is 3x the CPU time of the
+    original's runs there (at least 2 s), which compiled everything from cold; CPU time does not grow when
+    the machine is busy, so the tighter bound stops a spinning loop sooner without a slow machine turning
+    a good candidate into a timeout. None where the runs' CPU time was not measured, or where it would not
+    come before the timeout anyway."""
     if isinstance(criterion, Signature):
         criterion = Criterion(criterion)
     runs = [run_once(executor, source, timeout) for _ in range(flaky.runs if flaky else CHECK_RUNS)]
@@ -163,7 +178,10 @@ def warm_timeout(executor: Executor, source: str, original: Outcome, criterion: 
         agreed(runs, criterion, name, None, "warm workers")  # raises: the runs disagree
     if len(same) < (flaky.needed if flaky else len(runs)):
         return None
-    return min(timeout, max(MIN_POOL_TIMEOUT, TIMEOUT_FACTOR * max(r.seconds for r in same)))
+    wall = min(timeout, max(MIN_POOL_TIMEOUT, TIMEOUT_FACTOR * max(r.seconds for r in same)))
+    cpu = max(MIN_CPU_BUDGET, CPU_BUDGET_FACTOR * max(r.cpu_seconds for r in same))
+    measured = all(r.cpu_seconds > 0 for r in same)
+    return WarmLimits(wall, cpu if measured and cpu < wall else 0.0)
 
 
 def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from reducer.execution.outcome import Kind, Outcome
-from reducer.judging.checks import InputError, check_original, warm_timeout
+from reducer.judging.checks import InputError, check_original, warm_limits
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Flaky, Repeated, tally
 from reducer.judging.signature import Signature
@@ -84,8 +84,8 @@ def test_flaky_original_is_accepted_when_enough_runs_fail_the_same_way():
 
 def test_warm_runs_that_disagree_are_flaky_and_consistently_different_ones_fall_back():
     with pytest.raises(InputError, match="2 runs in warm workers ended 2 different ways"):
-        warm_timeout(Script(SHAPES, PASS), "", SHAPES, CRITERION, 10.0)
-    assert warm_timeout(Script(PASS, PASS), "", SHAPES, CRITERION, 10.0) is None
+        warm_limits(Script(SHAPES, PASS), "", SHAPES, CRITERION, 10.0)
+    assert warm_limits(Script(PASS, PASS), "", SHAPES, CRITERION, 10.0) is None
 
 
 # Fails on every other run: a counter file the test created records how often it ran.

@@ -141,13 +141,28 @@ class _Replaying:
 def test_warm_timeout_is_ten_times_the_original_on_the_workers_within_bounds(seconds, expected):
     from dataclasses import replace
 
-    from reducer.judging.checks import warm_timeout
+    from reducer.judging.checks import warm_limits
 
     executor = _Replaying(replace(FAIL, seconds=seconds))
-    assert warm_timeout(executor, "src", FAIL, Signature(), 10.0) == pytest.approx(expected)
+    assert warm_limits(executor, "src", FAIL, Signature(), 10.0).timeout == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seconds,cpu,budget", [
+    (1.3, 1.5, 4.5),  # 3x the CPU time: sooner than the 10 s timeout
+    (1.3, 0.2, 2.0),  # at least 2 s
+    (0.5, 2.0, 0.0),  # would come after the 5 s timeout: none
+    (1.3, 0.0, 0.0),  # not measured (a fresh interpreter ran it): none
+])
+def test_warm_cpu_budget_is_three_times_the_originals_cpu_time_when_it_comes_first(seconds, cpu, budget):
+    from dataclasses import replace
+
+    from reducer.judging.checks import warm_limits
+
+    executor = _Replaying(replace(FAIL, seconds=seconds, cpu_seconds=cpu))
+    assert warm_limits(executor, "src", FAIL, Signature(), 60.0).cpu_budget == pytest.approx(budget)
 
 
 def test_workers_that_do_not_reproduce_the_original_give_no_warm_timeout():
-    from reducer.judging.checks import warm_timeout
+    from reducer.judging.checks import warm_limits
 
-    assert warm_timeout(_Replaying(PASS), "src", FAIL, Signature(), 10.0) is None
+    assert warm_limits(_Replaying(PASS), "src", FAIL, Signature(), 10.0) is None

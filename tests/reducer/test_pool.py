@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import textwrap
@@ -278,6 +279,17 @@ def test_cancel_stops_a_running_candidate(pool):
         pool.run("import time\ntime.sleep(30)\n", TIMEOUT, cancel)
     assert time.perf_counter() - start < 10
     assert run(pool, BROADCAST).exc_type == "TypeError"
+
+
+def test_a_cpu_budget_stops_a_spinning_candidate_but_not_a_sleeping_one(pool):
+    budgeted = dataclasses.replace(pool.program(""), cpu_budget=1.0)
+    start = time.perf_counter()
+    spinning = run(budgeted, "while True:\n    pass\n")
+    assert spinning.kind is Kind.TIMEOUT and spinning.cpu_seconds > 1.0
+    assert time.perf_counter() - start < 30  # the wall timeout is 60 s
+    sleeping = run(budgeted, "import time\ntime.sleep(2)\nraise ValueError('woke')\n")
+    assert sleeping.kind is Kind.EXCEPTION and sleeping.message == "woke" and sleeping.cpu_seconds < 1.0
+    assert run(budgeted, BROADCAST).exc_type == "TypeError"  # the pool goes on
 
 
 def test_environment_changes_run_in_a_fresh_interpreter(pool):
