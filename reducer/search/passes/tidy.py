@@ -23,6 +23,9 @@ _BRACKETED = (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.SubscriptEle
 # (`(f(x))(y)` -> `f(x)(y)`); around anything else (`(a + b).T`, `(lambda: 1)()`) they stay.
 _TRAILED = {cst.Call: "func", cst.Attribute: "value", cst.Subscript: "value"}
 _PRIMARY = (cst.Name, cst.Call, cst.Attribute, cst.Subscript)  # kept when they span lines (`(a\n.b)()`)
+# A statement's whole expression needs none either (`(f(x))` -> `f(x)`, `y = (a + b)`), unless it spans lines.
+_STATEMENT = (cst.Expr, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return)
+_NEEDS_PARENTHESES = (cst.Tuple, cst.GeneratorExp, cst.Yield, cst.NamedExpr)
 _EMPTY = cst.Module([])
 
 
@@ -36,12 +39,18 @@ class _Tidy(cst.CSTTransformer):
             if field == "key" and isinstance(child, cst.Lambda):
                 continue  # `{(lambda: 1): 2}`: the key's colon would end the lambda
             if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
-                    and not isinstance(child, (cst.Tuple, cst.GeneratorExp, cst.Yield, cst.NamedExpr))):
+                    and not isinstance(child, _NEEDS_PARENTHESES)):
                 updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
         field = _TRAILED.get(type(updated_node))
         child = getattr(updated_node, field) if field is not None else None
-        if isinstance(child, _PRIMARY) and len(child.lpar) == 1 and "\n" not in _EMPTY.code_for_node(child):
+        if isinstance(child, _PRIMARY) and len(child.lpar) == 1 and _one_line(child):
             updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
+        child = updated_node.value if isinstance(updated_node, _STATEMENT) else None
+        if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
+                and not isinstance(child, _NEEDS_PARENTHESES) and _one_line(child)):
+            spaced = {"whitespace_after_return": cst.SimpleWhitespace(" ")} if isinstance(
+                updated_node, cst.Return) else {}  # `return(x)` -> `return x`
+            updated_node = updated_node.with_changes(value=child.with_changes(lpar=[], rpar=[]), **spaced)
         return updated_node
 
     def leave_EmptyLine(self, original_node, updated_node):  # type: ignore[override]
@@ -60,6 +69,10 @@ class _Tidy(cst.CSTTransformer):
                 statement = statement.with_changes(leading_lines=[cst.EmptyLine()])
             body.append(statement)
         return updated_node.with_changes(body=body, header=[], footer=[])
+
+
+def _one_line(node: cst.CSTNode) -> bool:
+    return "\n" not in _EMPTY.code_for_node(node)
 
 
 class _Rename(cst.CSTTransformer):
