@@ -336,8 +336,13 @@ def test_unused_parameters_of_a_lambda_called_through_grad():
     out = all_at_once(UnusedParametersPass(), """
     jax.grad(lambda p, x, b: f(p, b))(1.0, xb, (0.0, 1.0))
     jax.jit(lambda a, b: a, static_argnums=1)(1, 2)
+    jax.jit(jax.value_and_grad(lambda w, x, y, floor: g(w, floor)))(w0, (), 0, 1.0)
+    jax.jit(jax.vmap(lambda c, d: c, in_axes=0))(1, 2)
     """)
     assert "jax.grad(lambda p, b: f(p, b))(1.0, (0.0, 1.0))" in out and "lambda a, b: a" in out
+    # through transformations of transformations too, as long as none counts positions
+    assert "jax.jit(jax.value_and_grad(lambda w, floor: g(w, floor)))(w0, 1.0)" in out
+    assert "lambda c, d: c" in out
 
 
 def test_loop_without_its_variables_and_unpacked_names_as_literals():

@@ -2,8 +2,8 @@
 parameter read only through some of its pytree's entries is the pytree-leaves pass's: see :mod:`.pytrees`).
 
 Only for functions whose every use is a call that passes the arguments on as written: `f(a, b)`, or
-`jax.grad(f)(a, b)` through a transformation given nothing but the function (and `has_aux`, `inline`,
-`keep_unused`). A function
+`jax.grad(f)(a, b)` through transformations given nothing but the function (and `has_aux`, `inline`,
+`keep_unused`), also nested (`jax.jit(jax.grad(f))(a, b)`). A function
 handed to `jax.jit(f, static_argnums=...)` or `vmap(f, in_axes=...)` keeps its signature, since those
 arguments count positions (unwrapping it first makes it eligible).
 
@@ -275,14 +275,19 @@ def _lambda_call(node: cst.Lambda, parents, aliases: dict[str, str]) -> cst.Call
 
 
 def _transformed_call(name: cst.CSTNode, parents, aliases: dict[str, str]) -> cst.Call | None:
-    """The call `T(f)(a, b)` that passes its arguments to ``name`` unchanged, T a transformation such as grad."""
-    arg = parents.get(name)
-    transform = parents.get(arg) if isinstance(arg, cst.Arg) else None
-    if not isinstance(transform, cst.Call) or not is_transform(qualified_name(transform.func, aliases)):
-        return None
-    first, *rest = transform.args
-    if first is not arg or first.keyword is not None or any(
-            a.keyword is None or a.keyword.value not in _POSITION_FREE for a in rest):
-        return None
-    outer = parents.get(transform)
-    return outer if isinstance(outer, cst.Call) and outer.func is transform else None
+    """The call `T(f)(a, b)`, or `T(U(f))(a, b)`, that passes its arguments to ``name`` unchanged, T and U
+    transformations such as jit and grad."""
+    inner = name
+    while True:
+        arg = parents.get(inner)
+        transform = parents.get(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(transform, cst.Call) or not is_transform(qualified_name(transform.func, aliases)):
+            return None
+        first, *rest = transform.args
+        if first is not arg or first.keyword is not None or any(
+                a.keyword is None or a.keyword.value not in _POSITION_FREE for a in rest):
+            return None
+        outer = parents.get(transform)
+        if isinstance(outer, cst.Call) and outer.func is transform:
+            return outer
+        inner = transform
