@@ -450,7 +450,9 @@ def test_hoist_tuple_literal_subscript_and_tidy_brackets():
     assert all_at_once(TidyPass(), "d = {(lambda: 1): (lambda: 2)}\n") == "d = {(lambda: 1): lambda: 2}\n"
     assert all_at_once(TidyPass(), "(g(1))(2)\n(a.b).c\n(d[0])[1]\n(a + b).T\n(lambda: 1)()\n(a\n.b)()\n") == (
         "g(1)(2)\na.b.c\nd[0][1]\n(a + b).T\n(lambda: 1)()\n(a\n.b)()\n")
-    # A statement's whole expression: none needed, unless it is a tuple, a walrus, a yield or spans lines.
+    # A statement's whole expression: none needed, unless it is a tuple, a walrus, a yield or breaks a line
+    # outside inner brackets.
+    assert all_at_once(TidyPass(), "(f('x', (\n    a,\n    b,\n))(a))\n") == "f('x', (\n    a,\n    b,\n))(a)\n"
     assert all_at_once(TidyPass(), "(jax.jit(f)(x))\ny = (a + b)\nz += (1 if a else 2)\nt = (a, b)\n(w := 1)\n"
                        "(f(1)\n (2))\ndef g():\n    return(x)\n") == (
         "jax.jit(f)(x)\ny = a + b\nz += 1 if a else 2\nt = (a, b)\n(w := 1)\n(f(1)\n (2))\n\ndef g():\n    return x\n")

@@ -8,6 +8,7 @@ program gets shorter in characters.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 
@@ -47,10 +48,12 @@ class _Tidy(cst.CSTTransformer):
             updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
         child = updated_node.value if isinstance(updated_node, _STATEMENT) else None
         if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
-                and not isinstance(child, _NEEDS_PARENTHESES) and _one_line(child)):
+                and not isinstance(child, _NEEDS_PARENTHESES)):
             spaced = {"whitespace_after_return": cst.SimpleWhitespace(" ")} if isinstance(
                 updated_node, cst.Return) else {}  # `return(x)` -> `return x`
-            updated_node = updated_node.with_changes(value=child.with_changes(lpar=[], rpar=[]), **spaced)
+            bare = updated_node.with_changes(value=child.with_changes(lpar=[], rpar=[]), **spaced)
+            if _one_line(child) or _parses_alike(updated_node, bare):  # line breaks inside inner brackets
+                updated_node = bare
         return updated_node
 
     def leave_EmptyLine(self, original_node, updated_node):  # type: ignore[override]
@@ -73,6 +76,14 @@ class _Tidy(cst.CSTTransformer):
 
 def _one_line(node: cst.CSTNode) -> bool:
     return "\n" not in _EMPTY.code_for_node(node)
+
+
+def _parses_alike(statement: cst.CSTNode, bare: cst.CSTNode) -> bool:
+    """Whether ``bare``, written out alone, is valid Python with the same syntax tree as ``statement``."""
+    try:
+        return ast.dump(ast.parse(_EMPTY.code_for_node(bare))) == ast.dump(ast.parse(_EMPTY.code_for_node(statement)))
+    except SyntaxError:
+        return False
 
 
 class _Rename(cst.CSTTransformer):
