@@ -758,6 +758,22 @@ def test_inline_method_calls_bind_self_to_the_instance():
     ]
 
 
+def test_inline_every_call_of_a_method_drops_it_whatever_the_receiver():
+    # `self.apply(p)` in a method and `model.apply(p)` outside use up Model.apply together (corpus 47).
+    out = candidates(InlinePass().only("inline.all-uses"), """
+    class Model:
+        def apply(self, params):
+            self.norm(params["w"])
+        def loss(self, params):
+            self.apply(params)
+            return 1.0
+    model = Model()
+    model.apply(p)
+    """)
+    assert '\nclass Model:\n    def loss(self, params):\n        self.norm(params["w"])\n        return 1.0\n' \
+           'model = Model()\nparams = p\nmodel.norm(params["w"])\n' in out
+
+
 def test_inline_every_use_of_an_instance_drops_it_and_its_class():
     out = candidates(InlinePass().only("inline.all-uses"), """
     import jax.numpy as jnp
