@@ -54,7 +54,8 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     parser.add_argument("--jobs", "-j", type=int, default=None, help="candidates run in parallel (default: cores)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per candidate (default: 10x the original's run where candidates run: at least 2 on "
-                             "the warm pool, 10 in fresh interpreters)")
+                             "the warm pool, 10 in fresh interpreters; on the warm pool also at most 3x the original's "
+                             "CPU time there, at least 2 s)")
     parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TEMPLATE.value,
                         help="how closely a candidate's failure must match the original's. type: the exception class "
                              "(crashes: the signal or exit code). template (default): the class, the raising site, "
