@@ -8,8 +8,8 @@ import numpy as np
 x = np.random.uniform(size=1)
 a = jax.vmap(lambda length: x)(jnp.ones(1))
 batch = a.shape
-(jax.ffi.ffi_call("lapack_sgetrf_ffi", (
+jax.ffi.ffi_call("lapack_sgetrf_ffi", (
     a,
     jax.ShapeDtypeStruct(batch, jnp.int32),
     jax.ShapeDtypeStruct(batch, jnp.int32),
-))(a))
+))(a)
