@@ -61,6 +61,14 @@ def measure(path: Path, jobs: int, out_dir: Path) -> Row:
     return row
 
 
+def shown(path: Path) -> str:
+    """``path`` relative to the checkout when it is inside it (results files name no machine's paths)."""
+    try:
+        return str(path.resolve().relative_to(HERE.parent))
+    except ValueError:
+        return str(path)
+
+
 def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
     compared = [r for r in rows if r.ratio is not None]
     met = [r for r in compared if r.ratio <= RATIO_TARGET and r.seconds <= SECONDS_TARGET]
@@ -69,7 +77,7 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         "",
         f"Run on {datetime.date.today().isoformat()} ({machine()}) at commit {commit()} with "
         f"`{' '.join(['python'] + sys.argv)}`, --jobs {args.jobs}, {wall / 60:.0f} minutes in all. "
-        f"Reduced outputs: {args.out_dir}/.",
+        f"Reduced outputs: {shown(Path(args.out_dir))}/.",
         "",
         f"- repros: {len(rows)}; confirmed in a fresh interpreter: {sum(r.confirmed for r in rows)}/{len(rows)}",
         f"- with a hand-written minimal: {len(compared)}; within {RATIO_TARGET:.0f}x of it and {SECONDS_TARGET:.0f} s: "

@@ -1,0 +1,8 @@
+# Reduced by jax-reduce 0.1.0, jax 0.10.2, jaxlib 0.10.2, numpy 2.4.6, Python 3.11.7
+# input sha256 0672a80612ffbcfff31ccee6dc84952687b4ac20a1208a84809a920fa4dac2d9
+# signature: TypeError: scan body function carry input and carry output must have equal types, but they differ: @ jax._src.lax.control_flow.loops._check_carry_type [jax.lax.scan()]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+lax.scan(lambda *_: (({}, jnp.zeros((1, 0))), ()), ({}, np.zeros((0, 0))), np.zeros(0))

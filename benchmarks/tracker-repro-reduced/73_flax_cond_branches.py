@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.10.2, jaxlib 0.10.2, numpy 2.4.6, Python 3.11.7
+# input sha256 5e1f2253b95e82520cafea4a647d67ec1ff9da4964cf51eb7fb3424cfeb9001e
+# signature: TypeError: cond branches must have equal output types but they differ. @ jax._src.lax.control_flow.conditionals._check_branch_outputs [jax.lax.cond(bool:0, float:2)]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax.numpy as jnp
+from jax import lax
+lax.cond(jnp.bool_(0), lambda x: (jnp.zeros((0, 0)),), lambda x_38: (jnp.zeros((0, 1)),), jnp.zeros((0, 0)))
