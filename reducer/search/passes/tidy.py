@@ -24,7 +24,8 @@ _BRACKETED = (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.SubscriptEle
 # (`(f(x))(y)` -> `f(x)(y)`); around anything else (`(a + b).T`, `(lambda: 1)()`) they stay.
 _TRAILED = {cst.Call: "func", cst.Attribute: "value", cst.Subscript: "value"}
 _PRIMARY = (cst.Name, cst.Call, cst.Attribute, cst.Subscript)  # kept when they span lines (`(a\n.b)()`)
-# A statement's whole expression needs none either (`(f(x))` -> `f(x)`, `y = (a + b)`), unless it spans lines.
+# A statement's whole expression needs none either (`(f(x))` -> `f(x)`, `y = (a + b)`), unless a line breaks
+# outside its inner brackets.
 _STATEMENT = (cst.Expr, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return)
 _NEEDS_PARENTHESES = (cst.Tuple, cst.GeneratorExp, cst.Yield, cst.NamedExpr)
 _EMPTY = cst.Module([])
