@@ -1,5 +1,5 @@
 """Tidy the program for people: no comments, no stray blank lines, one blank line before each definition,
-no parentheses around a call argument or element that does not need them.
+no parentheses around a call argument, element or statement's expression that does not need them.
 
 Comments are not tokens, so this changes no token count; it is one edit, tested like any other (a comment
 can matter, e.g. `# type: ignore` does not, but an encoding line could), and accepted because the
