@@ -39,7 +39,7 @@ class Outcome:
     signal: int = 0  # for crashes killed by a signal
     exit_code: int = 0  # for crashes that exited without reporting
     seconds: float = 0.0
-    cpu_seconds: float = 0.0  # CPU time of the candidate's processes (on a warm runner; 0 where not measured)
+    cpu_seconds: float = 0.0  # CPU time of its processes (on a warm runner, when budgeted or the original)
     stderr_tail: str = ""  # last lines of stderr, for crashes (XLA check failures print there)
     # Operand facts at the raising JAX call (reprokit.facts), computed in the candidate's own process:
     primitive: str = ""  # the innermost Primitive.bind on the traceback: "dot_general"

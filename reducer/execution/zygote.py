@@ -207,7 +207,7 @@ class Zygote:
             if self.runner is None:
                 raise BrokenPipeError
             workdir = _fresh_workdir(self.runner.scratch)
-            cpu_start = platform.tree_cpu_seconds(self.runner.pid)
+            cpu_start = platform.tree_cpu_seconds(self.runner.pid) if _measures_cpu(job) else 0.0
             send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
             if self.runner is not None:
@@ -255,7 +255,7 @@ class Zygote:
                 outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("memory",)))
             if report is not None:
-                cpu = cpu_used()
+                cpu = cpu_used() if _measures_cpu(job) else 0.0
                 retired = report.dirt or (("lifetime",) if runner.served >= RUNNER_LIFETIME else ())
                 if retired:
                     self._end_runner()
@@ -335,6 +335,13 @@ class Zygote:
             if memory:
                 platform.remove_cgroup(memory)
         return Finished(outcome, How("fork")) if outcome is not None else Abandoned(How("fork"))
+
+
+def _measures_cpu(job: Job) -> bool:
+    """Whether a run's CPU time is read: for a candidate held to a CPU budget, and for the user's unmodified
+    program, whose runs set that budget. Other candidates skip it (two walks of the runner's /proc tree, a
+    few percent of a small candidate's run)."""
+    return job.cpu_budget > 0 or job.writes_cache
 
 
 def _join(memory: str) -> None:
