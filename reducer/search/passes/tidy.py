@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -40,16 +41,14 @@ class _Tidy(cst.CSTTransformer):
                 break  # `*(a or b)` needs them
             if field == "key" and isinstance(child, cst.Lambda):
                 continue  # `{(lambda: 1): 2}`: the key's colon would end the lambda
-            if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
-                    and not isinstance(child, _NEEDS_PARENTHESES)):
+            if _enclosed(child):
                 updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
         field = _TRAILED.get(type(updated_node))
         child = getattr(updated_node, field) if field is not None else None
         if isinstance(child, _PRIMARY) and len(child.lpar) == 1 and _one_line(child):
             updated_node = updated_node.with_changes(**{field: child.with_changes(lpar=[], rpar=[])})
         child = updated_node.value if isinstance(updated_node, _STATEMENT) else None
-        if (isinstance(child, cst.BaseExpression) and len(child.lpar) == 1
-                and not isinstance(child, _NEEDS_PARENTHESES)):
+        if _enclosed(child):
             spaced = {"whitespace_after_return": cst.SimpleWhitespace(" ")} if isinstance(
                 updated_node, cst.Return) else {}  # `return(x)` -> `return x`
             bare = updated_node.with_changes(value=child.with_changes(lpar=[], rpar=[]), **spaced)
@@ -73,6 +72,12 @@ class _Tidy(cst.CSTTransformer):
                 statement = statement.with_changes(leading_lines=[cst.EmptyLine()])
             body.append(statement)
         return updated_node.with_changes(body=body, header=[], footer=[])
+
+
+def _enclosed(node: object) -> TypeGuard[cst.BaseExpression]:
+    """An expression in one pair of parentheses, of a kind that needs them only for what surrounds it
+    (tuples, generators, yields and walruses keep theirs)."""
+    return isinstance(node, cst.BaseExpression) and len(node.lpar) == 1 and not isinstance(node, _NEEDS_PARENTHESES)
 
 
 def _one_line(node: cst.CSTNode) -> bool:
