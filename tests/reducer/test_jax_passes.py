@@ -7,8 +7,8 @@ import textwrap
 import libcst as cst
 
 from reducer.search.passes import (
-    ConstantPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, TidyPass, TupleElementsPass, UnusedParametersPass,
-    UnwrapPass,
+    ConstantPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SpellingPass, TidyPass, TupleElementsPass,
+    UnusedParametersPass, UnwrapPass,
 )
 
 
@@ -938,6 +938,96 @@ def test_function_value_takes_an_expression_body_and_a_decorated_def_called_once
         "\ndef decay(count):\n    int(count)\ntx = optax.scale_by_schedule(decay)\n"
         "jax.jit(functools.partial(jax.vmap, in_axes=0)(lambda state: tx.update(state)))(tx.init(1.0))\n",
     ]
+
+
+def test_function_value_takes_a_body_of_pass_as_returning_none():
+    out = candidates(InlinePass().only("inline.function-value"), """
+    def body(state):
+        pass
+    def step(*_): pass
+    jax.lax.while_loop(lambda s: s > 1.0, body, x)
+    jax.pmap(step)(x)
+    """)
+    assert out == [
+        "\ndef step(*_): pass\njax.lax.while_loop(lambda s: s > 1.0, lambda state: None, x)\njax.pmap(step)(x)\n",
+        "\ndef body(state):\n    pass\njax.lax.while_loop(lambda s: s > 1.0, body, x)\njax.pmap(lambda *_: None)(x)\n",
+    ]
+
+
+def test_a_bound_method_that_reads_nothing_of_self_becomes_a_lambda():
+    source = """
+    class Grid:
+        pass
+    class Solver:
+        def __init__(self, grid: Grid):
+            self.grid = grid
+        def step(self, i, x: Grid):
+            return x * 2.0
+        def scaled(self, i, x):
+            return x * self.grid
+        def any_args(*_):
+            return jnp.zeros(3)
+    s = Solver(Grid())
+    a = lax.fori_loop(0, 2, s.step, x)
+    b = lax.fori_loop(0, 2, Solver(1.0).scaled, x)
+    c = lax.fori_loop(0, 2, Solver(1.0).any_args, x)
+    d = s.step(0, x)
+    """
+    out = candidates(InlinePass().only("inline.bound-method"), source)
+    lines = [[line for line in program.splitlines() if line.startswith(("a =", "c ="))] for program in out]
+    # `scaled` reads self: it stays a bound method; a call (`s.step(0, x)`) is inline.method's.
+    assert lines == [["a = lax.fori_loop(0, 2, lambda i, x: x * 2.0, x)", "c = lax.fori_loop(0, 2, Solver(1.0).any_args, x)"],
+                     ["a = lax.fori_loop(0, 2, s.step, x)", "c = lax.fori_loop(0, 2, lambda *_: jnp.zeros(3), x)"]]
+    # Once nothing else uses the object and its method, they go with it, and the class too.
+    alone = """
+    class Solver:
+        def __init__(self, grid):
+            grid
+        def step(*_):
+            return jnp.full((2, 2), 0.0)
+    jax.lax.fori_loop(0, 0, Solver(1.0).step, x)
+    """
+    assert candidates(InlinePass().only("inline.bound-method"), alone) == [
+        "\njax.lax.fori_loop(0, 0, lambda *_: jnp.full((2, 2), 0.0), x)\n"]
+
+
+def test_spelling_writes_operators_one_array_library_and_no_annotations():
+    source = """
+    import numpy as np
+    import jax.numpy as jnp
+    def f(grid: Grid, n: int = 3, *a: int, k: float, **kw) -> jnp.ndarray:
+        return jnp.matmul(np.zeros((2, 3)), a + 1).T
+    def g(x) -> int: pass
+    y = np.add(-x, y) * jnp.power(-x, 2)
+    z = jnp.matmul(
+        a,
+        b)
+    """
+    module = cst.parse_module(textwrap.dedent(source))
+    pass_ = SpellingPass()
+    edits = pass_.edits(module)
+    out = {edit.origin: [] for edit in edits}
+    for edit in edits:
+        out[edit.origin].append(pass_.apply(module, [edit]).code)
+    header = "\nimport numpy as np\nimport jax.numpy as jnp\n"
+    f = "def f(grid: Grid, n: int = 3, *a: int, k: float, **kw) -> jnp.ndarray:\n"
+    body = "    return jnp.matmul(np.zeros((2, 3)), a + 1).T\n"
+    g, y, z = "def g(x) -> int: pass\n", "y = np.add(-x, y) * jnp.power(-x, 2)\n", "z = jnp.matmul(\n    a,\n    b)\n"
+    assert out["spelling.one-library"] == [
+        "\nimport jax.numpy as jnp\n" + f + body.replace("np.zeros", "jnp.zeros") + g
+        + y.replace("np.add", "jnp.add") + z]
+    assert out["spelling.annotations"] == [
+        header + "def f(grid, n=3, *a, k, **kw):\n" + body + g + y + z, header + f + body + "def g(x): pass\n" + y + z]
+    assert out["spelling.operator"] == [
+        header + f + "    return (np.zeros((2, 3)) @ (a + 1)).T\n" + g + y + z,
+        header + f + body + g + "y = (-x + y) * jnp.power(-x, 2)\n" + z,
+        header + f + body + g + "y = np.add(-x, y) * ((-x) ** 2)\n" + z,  # fit() is cautious inside operators
+        header + f + body + g + y + "z = a @ b\n",
+    ]
+    # NumPy used other than through its attributes stays; lax.add is not `+` (it does not promote dtypes).
+    assert candidates(SpellingPass(), "import numpy as np\nimport jax.numpy as jnp\nf(np)\nnp.add(1, 2)\n") == [
+        "import numpy as np\nimport jax.numpy as jnp\nf(np)\n1 + 2\n"]
+    assert candidates(SpellingPass(), "from jax import lax\nlax.add(x, y)\n") == []
 
 
 def test_unwrap_moves_a_transformed_forwarding_lambda_s_arguments_to_the_call():

@@ -115,9 +115,10 @@ if __name__ == "__main__":
 # (test_inline_config_class_fields, test_hoist_keeps_the_jax_array_a_jnp_call_was_making,
 # test_inline_method_calls_bind_self_to_the_instance, test_inline_self_helper_call_and_property,
 # test_inline_fields_set_by_init_dataclass_and_class_body, test_inline_items_of_a_list_bound_once_at_constant_indices,
-# test_hoist_eta_reduces_lambdas_and_writes_out_comprehensions_over_literals).
+# test_hoist_eta_reduces_lambdas_and_writes_out_comprehensions_over_literals,
+# test_a_bound_method_that_reads_nothing_of_self_becomes_a_lambda).
 NOT_IN_THESE_PROGRAMS = {"hoist.jax-constructor", "inline.config-field", "inline.method", "inline.field",
-                         "inline.property", "inline.sequence-item", "hoist.eta"}
+                         "inline.property", "inline.sequence-item", "hoist.eta", "inline.bound-method"}
 
 
 def test_every_subpass_is_pinned(expected):

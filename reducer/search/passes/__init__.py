@@ -17,6 +17,7 @@ from reducer.search.passes.inline import InlinePass
 from reducer.search.passes.literals import LiteralPass
 from reducer.search.passes.params import UnusedParametersPass
 from reducer.search.passes.pytrees import PytreeLeavesPass
+from reducer.search.passes.spelling import SpellingPass
 from reducer.search.passes.statements import StatementPass
 from reducer.search.passes.tidy import TidyPass
 from reducer.search.passes.tuples import TupleElementsPass
@@ -49,6 +50,7 @@ def default_passes() -> list[Pass]:
         TupleElementsPass(),
         LiteralPass(),
         ConstantPass(),
+        SpellingPass(),
         TidyPass(),
     ]
 
@@ -74,7 +76,7 @@ def statement_passes() -> list[Pass]:
 
 __all__ = [
     "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "IndependentStatementsPass",
-    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "StatementPass", "TidyPass",
+    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SpellingPass", "StatementPass", "TidyPass",
     "TupleElementsPass", "UnusedDefinitionsPass",
     "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes", "tracing",
 ]

@@ -9,7 +9,8 @@ function), ``inline.pair`` (one pair of `a, b = x, y`), ``inline.constant`` (con
 ``inline.config-dict`` (`CFG["key"]`), ``inline.config-field`` (`cfg.hidden`), ``inline.used-once`` (a
 variable read once), ``inline.rebinding`` (`h = x @ w; h = relu(h)`), ``inline.function-value`` (a `def`
 passed once as a value), ``inline.sequence-item`` (`xs[1]` of a list bound once); for objects (see
-:mod:`.objects`) ``inline.method`` (`obj.m(a)`, `self._helper()`, `__call__`), ``inline.field`` (`obj.w` set by
+:mod:`.objects`) ``inline.bound-method`` (`Solver(g).step` passed as a value, its method reading nothing of
+`self`), ``inline.method`` (`obj.m(a)`, `self._helper()`, `__call__`), ``inline.field`` (`obj.w` set by
 `__init__`, a dataclass or the class body), ``inline.property``; and ``inline.default`` (a parameter default
 no call overrides). A definition left unused goes in the same candidate, and a class or function only it used
 with it.
@@ -1002,7 +1003,7 @@ class FunctionValue(_InlineSubPass):
     """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`, `defvjp(fwd, bwd)`) -> `lambda
     x: e` there: the definition goes, and the lambda can then be inlined or unwrapped further. A body that is
     one expression statement counts as `return e` (the lambda returns its value where the def returned None:
-    the oracle decides). A decorated def becomes its decorators applied to the lambda, also where it is
+    the oracle decides), and a body of `pass` as `return None`. A decorated def becomes its decorators applied to the lambda, also where it is
     called (`@jax.jit def f(x): e` ... `f(a)` -> `jax.jit(lambda x: e)(a)`)."""
 
     name = "inline.function-value"
@@ -1034,11 +1035,58 @@ class FunctionValue(_InlineSubPass):
         self.offer(InlineEdit(use, analysis.fits(use, value), source=node.name.value))
 
 
+class BoundMethod(_InlineSubPass):
+    """`Solver(grid).step` passed as a value (`lax.fori_loop(0, n, Solver(grid).step, x)`), for a method of
+    one expression that reads nothing of `self` -> `lambda i, x: e`: the object, and its class once nothing
+    else uses it, go in the same candidate."""
+
+    name = "inline.bound-method"
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        analysis = self.analysis
+        parent = analysis.parent(node)
+        if (isinstance(parent, cst.Call) and parent.func is node) or analysis.get(
+                ExpressionContextProvider, node, None) is not ExpressionContext.LOAD:
+            return  # a call is inline.method's
+        found = analysis.instance(node.value)
+        function = objects.plain_method(found[0], node.attr.value) if found is not None else None
+        if function is None or function.name.value.startswith("__"):
+            return
+        statements = _body_statements(function)
+        expr = _single_expression(statements[0]) if len(statements) == 1 else None
+        params = _unbound(function.params)
+        if expr is None or params is None or _self_of(function.params) in names_in(expr):
+            return
+        if isinstance(expr, cst.Tuple) and not expr.lpar:
+            expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        value = cst.Lambda(params=params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
+        source = found[0].name.value if isinstance(node.value, cst.Call) else _instance_name(analysis, node.value)
+        self.offer(InlineEdit(node, analysis.fits(node, value), source=source,
+                              drops=(f"{found[0].name.value}.{function.name.value}",)))
+
+
+def _self_of(params: cst.Parameters) -> str:
+    """The name a method's receiver is bound to: its first positional parameter, or its `*args`."""
+    ordered = [*params.posonly_params, *params.params]
+    if ordered:
+        return ordered[0].name.value
+    return params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else ""
+
+
+def _unbound(params: cst.Parameters) -> cst.Parameters | None:
+    """The parameters a bound method takes (`self` dropped; `*args` stays, and no longer holds `self`)."""
+    if params.posonly_params or params.params:
+        return objects.without_self(params)
+    return params if isinstance(params.star_arg, cst.Param) else None
+
+
 def _single_expression(statement: cst.BaseStatement) -> cst.BaseExpression | None:
-    """What a one-statement body computes: `return e` or the expression statement `e`."""
-    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
-            statement.body[0], cst.Expr) and not isinstance(statement.body[0].value, (cst.Yield, cst.Await)):
-        return statement.body[0].value
+    """What a one-statement body computes: `return e`, the expression statement `e`, or None for `pass`."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    if isinstance(small, cst.Expr) and not isinstance(small.value, (cst.Yield, cst.Await)):
+        return small.value
+    if isinstance(small, cst.Pass):
+        return cst.Name("None")
     return _single_return(statement)
 
 
@@ -1190,7 +1238,7 @@ class InlinePass(PassGroup):
     name = "inline"
     analysis = InlineAnalysis
     subpasses = (AllUses, CallExpression, CallBody, Pair, Constant, ConfigDict, SequenceItem, ConfigField, UsedOnce, Rebinding,
-                 FunctionValue, Method, Field, Property, DefaultArgument)
+                 FunctionValue, BoundMethod, Method, Field, Property, DefaultArgument)
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         visiting = [kind for kind in self.chosen if kind is not AllUses]

@@ -32,6 +32,15 @@ def methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     return {name: func for name, func in found.items() if counts.get(name) == 1}
 
 
+def plain_method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    """The def of ``name`` when the class body binds it once, by an undecorated plain def (its parameters
+    may be anything: `def step(*_)` too)."""
+    bound = [statement for statement in block_statements(cls.body) if name in _bound_in_class(statement)]
+    if len(bound) != 1 or not isinstance(bound[0], cst.FunctionDef):
+        return None
+    return bound[0] if not bound[0].decorators and bound[0].asynchronous is None else None
+
+
 def is_property(func: cst.FunctionDef) -> bool:
     return len(func.decorators) == 1 and isinstance(func.decorators[0].decorator, cst.Name) and \
         func.decorators[0].decorator.value == "property"
