@@ -16,7 +16,7 @@ import libcst as cst
 
 from reducer.judging.oracle import Oracle
 from reducer.search.ddmin import EditSet, expected_chunk, reduce_edits
-from reducer.search.passes.base import Pass, is_valid_python
+from reducer.search.passes.base import Pass, is_valid_python, module_code, module_size
 from reducer.search.size import Size
 
 @dataclasses.dataclass
@@ -88,8 +88,8 @@ class _PassTester:
             return None
         if candidate is None:
             return None
-        source = candidate.code
-        if Size.of(source) >= self.reduction.best_size or not is_valid_python(source):
+        source = module_code(candidate)
+        if module_size(candidate, source) >= self.reduction.best_size or not is_valid_python(source):
             return None
         return candidate, source
 

@@ -46,12 +46,21 @@ class Size:
     @classmethod
     def of(cls, source: str) -> Size:
         """Measured in one pass over the tokens (this runs for every candidate)."""
-        tokens = literals = 0
-        try:
-            for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-                if tok.type not in _UNCOUNTED_TOKENS:
-                    tokens += 1
-                    literals += _literal_weight(tok)
-        except (tokenize.TokenError, SyntaxError):
-            tokens = len(source.split())
+        counted = counts(source)
+        tokens, literals = counted if counted is not None else (len(source.split()), 0)
         return cls(tokens, len(source), literals)
+
+
+def counts(source: str) -> tuple[int, int] | None:
+    """The tokens and literal weight of ``source``, or None if it does not tokenize. They add up over the
+    top-level statements of a program (no counted token spans two), which is how a candidate is measured
+    from the statements it shares with others."""
+    tokens = literals = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type not in _UNCOUNTED_TOKENS:
+                tokens += 1
+                literals += _literal_weight(tok)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return tokens, literals

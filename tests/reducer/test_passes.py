@@ -10,6 +10,8 @@ import libcst as cst
 import pytest
 
 from reducer.search.passes import StatementPass, UnusedDefinitionsPass, default_passes
+from reducer.search.passes.base import module_code, module_size
+from reducer.search.size import Size
 import ast
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -111,6 +113,9 @@ def test_every_candidate_parses(pass_, name, source):
         candidate = pass_.apply(module, subset)
         assert candidate is not None
         ast.parse(candidate.code)  # raises on invalid syntax
+        # How the engine reads a candidate: statements it shares with earlier ones are not regenerated.
+        assert module_code(candidate) == candidate.code
+        assert module_size(candidate, candidate.code) == Size.of(candidate.code)
     # Single edits too, which the search tries last.
     for edit in rng.sample(list(edits), min(len(edits), 25)):
         ast.parse(pass_.apply(module, [edit]).code)

@@ -16,6 +16,8 @@ from typing import Protocol, TypeVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from reducer.search.size import Size, counts
+
 
 class _Remove:
     def __repr__(self) -> str:
@@ -291,8 +293,67 @@ V = TypeVar("V", bound=cst.CSTVisitor)
 def visited(module: cst.Module, visitor: V) -> V:
     """``visitor`` after it has walked ``module`` with the metadata it declares (the module is not copied, so
     the nodes it collects are the module's own, which edits must name)."""
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(visitor)
+    metadata(module).visit(visitor)
     return visitor
+
+
+# Candidates of one module share most of its top-level statements (an edit rebuilds only the path to what
+# it changes), so code and token counts are remembered per statement object: a candidate is then mostly
+# joined and summed, not generated and tokenized. The nodes are kept with them, so an id is never another
+# node's.
+_STATEMENTS: dict[int, tuple[cst.CSTNode, str, tuple[int, int] | None]] = {}
+_KEEP_STATEMENTS = 4096
+
+
+def _statement(module: cst.Module, statement: cst.CSTNode) -> tuple[cst.CSTNode, str, tuple[int, int] | None]:
+    known = _STATEMENTS.get(id(statement))
+    if known is None or known[0] is not statement:
+        if len(_STATEMENTS) >= _KEEP_STATEMENTS:
+            _STATEMENTS.clear()
+        code = module.code_for_node(statement)
+        known = _STATEMENTS[id(statement)] = (statement, code, counts(code))
+    return known
+
+
+def module_code(module: cst.Module) -> str:
+    """``module.code``, generating only the top-level statements this process has not generated before."""
+    parts = [module.code_for_node(line) for line in module.header]
+    parts += [_statement(module, statement)[1] for statement in module.body]
+    parts += [module.code_for_node(line) for line in module.footer]
+    code = "".join(parts)
+    if not code and module.has_trailing_newline:
+        return module.default_newline
+    if not module.has_trailing_newline and code.endswith(module.default_newline):
+        return code[: -len(module.default_newline)]
+    return code
+
+
+def module_size(module: cst.Module, code: str) -> Size:
+    """``Size.of(code)`` for ``code = module_code(module)``, summed from its statements' token counts."""
+    tokens = literals = 0
+    for statement in module.body:
+        counted = _statement(module, statement)[2]
+        if counted is None:
+            return Size.of(code)
+        tokens, literals = tokens + counted[0], literals + counted[1]
+    return Size(tokens, len(code), literals)
+
+
+# In a round, every pass that makes no progress hands the next one the same module, and most of them read
+# its scopes and parents: one wrapper per module resolves each provider once for all of them.
+_WRAPPERS: list[MetadataWrapper] = []
+_KEEP_WRAPPERS = 4
+
+
+def metadata(module: cst.Module) -> MetadataWrapper:
+    """The metadata wrapper of ``module`` (by identity; not copied, so its nodes are the module's own), shared
+    by every pass that reads the module's metadata."""
+    for wrapper in _WRAPPERS:
+        if wrapper.module is module:
+            return wrapper
+    _WRAPPERS.insert(0, MetadataWrapper(module, unsafe_skip_copy=True))
+    del _WRAPPERS[_KEEP_WRAPPERS:]
+    return _WRAPPERS[0]
 
 
 def is_valid_python(source: str) -> bool:

@@ -17,9 +17,9 @@ import symtable
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import ClassScope, MetadataWrapper, ParentNodeProvider, ScopeProvider
+from libcst.metadata import ClassScope, ParentNodeProvider, ScopeProvider
 
-from reducer.search.passes.base import Edit, EditPass, block_statements
+from reducer.search.passes.base import Edit, EditPass, block_statements, metadata
 
 
 def _bound_name(alias: cst.ImportAlias) -> str:
@@ -50,7 +50,7 @@ class UnusedDefinitionsPass(EditPass):
     name = "cleanup"
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        wrapper = metadata(module)
         scopes = wrapper.resolve(ScopeProvider)
         parents = wrapper.resolve(ParentNodeProvider)
         found: dict[int, cst.CSTNode] = {}

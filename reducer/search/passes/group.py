@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ProviderT
+from libcst.metadata import ProviderT
 
-from reducer.search.passes.base import Edit, apply_edits
+from reducer.search.passes.base import Edit, apply_edits, metadata
 
 
 class Analysis:
@@ -31,7 +31,7 @@ class Analysis:
     def __init__(self, module: cst.Module):
         self.module = module
         # Not copied, so the nodes edits name are the module's own.
-        self._metadata = MetadataWrapper(module, unsafe_skip_copy=True).resolve_many(self.METADATA)
+        self._metadata = metadata(module).resolve_many(self.METADATA)
 
     def get(self, provider: ProviderT, node: cst.CSTNode, default: Any = None) -> Any:
         return self._metadata[provider].get(node, default)

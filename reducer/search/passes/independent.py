@@ -19,9 +19,9 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
-from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements
+from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements, metadata
 
 LinesOf = Callable[[str], "tuple[int, ...] | None"]
 
@@ -228,7 +228,7 @@ class IndependentStatementsPass:
         lines = self.lines_of(module.code) if self.lines_of is not None else None
         if not lines:
             return []
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = metadata(module).resolve(PositionProvider)
         dropped: list[cst.BaseStatement] = []
         for block in reversed(_blocks(module, lines, positions)):  # innermost first: what they drop, outer
             dropped += _independent(block, frozenset(map(id, dropped)))  # blocks need not keep for them
