@@ -217,12 +217,27 @@ def test_a_rewrite_gives_the_same_program_whether_it_rebuilds_the_whole_tree_or_
         for chosen in [[edit] for edit in edits[:6]] + [edits[::2], edits[1::3]]:
             base._SEEN.clear(), base._LINKS.clear()
             whole = pass_.apply(module, chosen)
-            assert base._ancestors(module, []) is not None  # the second use: paths only
+            assert base._links(module) is not None  # the second use: paths only, moved parts not copied
             paths = pass_.apply(module, chosen)
             assert (whole and whole.code) == (paths and paths.code)
+            if paths is not None:
+                _assert_no_node_twice(paths)
             checked += 1
     assert checked >= 25
     assert StatementPass().apply(module, StatementPass().edits(module)[-1:]).code.endswith("x = 1;\n")
+
+
+def _assert_no_node_twice(module: cst.Module) -> None:
+    """libcst's scope analysis needs every node object in one place only."""
+    seen: set[int] = set()
+
+    class _Once(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            assert id(node) not in seen, node
+            seen.add(id(node))
+            return True
+
+    module.visit(_Once())
 
 
 def test_inlining_finds_dead_definitions_like_the_cleanup_pass():

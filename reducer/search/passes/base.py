@@ -211,12 +211,15 @@ def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
 
 def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     """``module`` with every change of ``edits`` made (the first edit listed wins on a shared node)."""
-    replacements: dict[int, Replacement] = {}
+    changes: dict[int, tuple[cst.CSTNode, Replacement]] = {}
     for edit in edits:
         for node, replacement in edit.changes():
-            if id(node) not in replacements:
-                replacements[id(node)] = _fresh(replacement)
-    return module.visit(_Rewriter(replacements, _ancestors(module, replacements)))
+            changes.setdefault(id(node), (node, replacement))
+    parents = _links(module)
+    replacements = {key: replacement if parents is not None and _moved(replacement, node, parents) else
+                    _fresh(replacement) for key, (node, replacement) in changes.items()}
+    above = _above(parents, replacements) if parents is not None else None
+    return module.visit(_Rewriter(replacements, above))
 
 
 def _fresh(replacement: Replacement) -> Replacement:
@@ -229,6 +232,21 @@ def _fresh(replacement: Replacement) -> Replacement:
     return replacement
 
 
+def _moved(replacement: Replacement, node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> bool:
+    """Whether ``replacement`` is made of nodes below ``node`` (`f(x)` -> `x`, an `if` -> its branch): they
+    leave with it, so they stand in one place only and need no copy. (Changes inside a replaced node have no
+    effect, so no other change can place them a second time.)"""
+    if not isinstance(replacement, (cst.CSTNode, cst.FlattenSentinel)):
+        return False
+    for part in replacement.nodes if isinstance(replacement, cst.FlattenSentinel) else (replacement,):
+        parent = parents.get(id(part))
+        while parent is not None and parent is not node:
+            parent = parents.get(id(parent))
+        if parent is None:
+            return False
+    return True
+
+
 # The search builds many candidates from one module (every subset a ddmin run tries), and rebuilding the
 # whole tree for each costs more than running most candidates. From a module's second use on, its parent
 # links are known and a rewrite only rebuilds the paths from the root to the changed nodes.
@@ -237,8 +255,8 @@ _LINKS: list[tuple[cst.Module, dict[int, cst.CSTNode]]] = []  # modules applied 
 _KEEP = 4
 
 
-def _ancestors(module: cst.Module, changed: Iterable[int]) -> set[int] | None:
-    """ids of every node above a changed one, or None (rewrite the whole tree) on a module's first use."""
+def _links(module: cst.Module) -> dict[int, cst.CSTNode] | None:
+    """child id -> parent in ``module``, or None on the module's first use (most modules are used once)."""
     parents = next((links for known, links in _LINKS if known is module), None)
     if parents is None:
         if not any(known is module for known in _SEEN):
@@ -248,6 +266,11 @@ def _ancestors(module: cst.Module, changed: Iterable[int]) -> set[int] | None:
         parents = _parent_links(module)
         _LINKS.insert(0, (module, parents))
         del _LINKS[_KEEP:]
+    return parents
+
+
+def _above(parents: dict[int, cst.CSTNode], changed: Iterable[int]) -> set[int]:
+    """ids of every node above a changed one."""
     above: set[int] = set()
     for key in changed:
         parent = parents.get(key)
