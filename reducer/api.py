@@ -11,6 +11,7 @@ import concurrent.futures as cf
 import contextlib
 import dataclasses
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -27,14 +28,14 @@ from reducer.judging.checks import (
 )
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
-from reducer.judging.observe import Observer
+from reducer.judging.observe import Lowerer, Observer
 from reducer.judging.oracle import Oracle
 from reducer.merge import Merge, merge_program
 from reducer.options import Options
 from reducer.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
 from reducer.search.passes import observing, tracing
-from reducer.search.size import count_lines, count_tokens
+from reducer.search.size import Size, count_lines, count_tokens
 
 __all__ = ["InputError", "Options", "Result", "reduce", "signature_of"]
 
@@ -278,9 +279,56 @@ def search(source: str, judge: Judge, options: Options, keep: Callable[[str], No
     try:
         reduction = Reduction(source, oracle, passes, on_accept=keep, on_progress=on_progress)
         reduction.run()
+        if options.passes is None and options.flaky is None and libraries(reduction.best):
+            # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does;
+            # a warm worker imported jax already, and tracking through the public APIs there loses calls.
+            lower(reduction, oracle, passes, Lowerer(judge.fresh, judge.fresh_timeout), on_progress)
     finally:
         oracle.close()
     return reduction, oracle
+
+
+# What a repro may import; anything else is a library built on JAX (Flax, Optax) that lowering may remove.
+REPRO_IMPORTS = frozenset({"jax", "jaxlib", "numpy"})
+LOWERING = "lowering"  # the statistics row of the step
+
+
+def libraries(source: str) -> list[str]:
+    """The top-level packages ``source`` imports that a repro may not (neither JAX, NumPy nor stdlib)."""
+    tops = dict.fromkeys(name.split(".")[0] for name in top_level_imports(source))
+    return [top for top in tops if top not in REPRO_IMPORTS and top not in sys.stdlib_module_names]
+
+
+def lower(reduction: Reduction, oracle: Oracle, passes: list, lowerer: Lowerer,
+          on_progress: Callable[[Progress], None] | None) -> None:
+    """Once the passes are done with a program that still calls a library built on JAX, replace it by the
+    tracker's pure-JAX repro of its failure (one run with the tracker on) and reduce that: a call into Flax
+    is as small as its spelling gets, the JAX calls under it are not. The repro is often bigger than the
+    program, so no pass could offer it; it is taken, with its reduction, only when it fails like the
+    original and ends smaller than the program did."""
+    decided = oracle.stats.decided
+    repro = lowerer(reduction.best)
+    if repro is None or libraries(repro) or oracle.first_interesting([repro]) != 0:
+        reduction.continue_with(None, LOWERING, oracle.stats.decided - decided)
+        return
+    best = reduction.best_size
+    lowered = Reduction(repro, oracle, passes, on_progress=_lowered_progress(on_progress, best),
+                        on_accept=lambda source: reduction.on_accept(source) if Size.of(source) < best else None)
+    lowered.run()
+    reduction.continue_with(lowered, LOWERING, oracle.stats.decided - decided)
+
+
+def _lowered_progress(on_progress: Callable[[Progress], None] | None,
+                      best: Size) -> Callable[[Progress], None] | None:
+    """Progress of the lowered program's reduction, reported once it is smaller than the best before it."""
+    if on_progress is None:
+        return None
+
+    def report(progress: Progress) -> None:
+        if progress.tokens < best.tokens:
+            on_progress(dataclasses.replace(progress, pass_name=f"{LOWERING}: {progress.pass_name}"))
+
+    return report
 
 
 def _keeper(output: str | None) -> Callable[[str], None]:

@@ -276,6 +276,8 @@ def array(value: Any, threshold: int, saved: Callable[[np.ndarray], Expr] | None
         data = array(np.asarray(jax.random.key_data(value)), threshold, saved)
         return call("jax.random.wrap_key_data", [data], [("impl", string(str(jax.random.key_impl(value))))])
     host = np.asarray(value)
+    if host.size == 0 and not isinstance(value, np.generic):
+        return _filled("np.zeros", host.shape, host.dtype)  # `np.array([])` would lose a shape like (0, 3)
     if saved is not None and host.size > 1:
         return saved(host)
     if host.size > 1 and not isinstance(value, np.generic) and _all_equal(host):

@@ -17,6 +17,7 @@ import threading
 
 from reducer.execution.fresh import Executor
 from reducer.execution.outcome import Kind
+from reprokit import lowering
 from reprokit.values import ValueFact, envelope, facts_from_report
 
 CAPTURE_SLOWDOWN = 3.0  # a probed program pays a call per evaluated expression: its timeout is this many candidates'
@@ -37,3 +38,16 @@ class Observer:
         facts = facts_from_report(outcome.exc_type, outcome.message) if outcome.kind is Kind.EXCEPTION else None
         self.failed += facts is None
         return facts
+
+
+@dataclasses.dataclass
+class Lowerer:
+    """Runs a program with the tracker on (:mod:`reprokit.lowering`) on ``executor``, with the capture runs'
+    timeout, for the pure-JAX repro of its failure."""
+
+    executor: Executor
+    timeout: float
+
+    def __call__(self, source: str) -> str | None:
+        outcome = self.executor.run(lowering.envelope(source), self.timeout * CAPTURE_SLOWDOWN, threading.Event())
+        return lowering.repro_from_report(outcome.exc_type, outcome.message) if outcome.kind is Kind.EXCEPTION else None

@@ -170,6 +170,32 @@ class Reduction:
         self.on_accept(source)
         self._report()
 
+    def continue_with(self, other: Reduction | None, step: str, tests: int) -> None:
+        """Take the result of ``other``, a reduction of a program that ``step`` made from this one's result
+        (not smaller itself, so no pass could offer it), when ``other`` ended smaller: its programs join the
+        history and its passes' work the statistics, with ``step`` counting the tokens it added. Either way
+        ``step`` is charged ``tests``, the decided candidates it and ``other`` cost."""
+        stats = self.stats.setdefault(step, PassStats(step))
+        stats.runs += 1
+        stats.tests += tests
+        if other is None or not other.best_size < self.best_size:
+            return
+        stats.successes += 1
+        stats.tokens_removed += self.best_size.tokens - Size.of(other.history[0]).tokens
+        for name, theirs in other.stats.items():
+            mine = self.stats.setdefault(name, PassStats(name))
+            stats.tests -= theirs.tests  # counted under the pass that decided them
+            for field in ("runs", "tests", "successes", "tokens_removed", "seconds", "skipped", "edits"):
+                setattr(mine, field, getattr(mine, field) + getattr(theirs, field))
+            for sub in theirs.subpasses:
+                row = mine.subpass(sub.name)
+                for field in ("edits", "tests", "successes", "tokens_removed"):
+                    setattr(row, field, getattr(row, field) + getattr(sub, field))
+        self.module, self.best, self.best_size = other.module, other.best, other.best_size
+        self.history.extend(other.history)
+        self.on_accept(self.best)
+        self._report()
+
     def _report(self) -> None:
         self.on_progress(Progress(self._current_pass, self.oracle.stats.tests, self.best_size.tokens))
 

@@ -1065,6 +1065,9 @@ def test_a_def_called_where_the_pass_cannot_see_and_reading_no_parameter_takes_a
     assert [o for o in out if "*_" in o] == [
         "\nclass Layer(nn.Module):\n    def __call__(self, carry, _):\n        return carry\n    def step(*_):\n"
         "        return 0\ndef f(a, b):\n    return 1\nf(1, 2)\ndef one(a):\n    pass\nh(one)\n"]
+    # A lambda handed to a transformation too (the def it came from may have been `def f(params, x): pass`).
+    out = candidates(UnusedParametersPass(), "jax.vmap(lambda params, x: None, in_axes=(0,))()\ng(lambda a: 1)\n")
+    assert out == ["jax.vmap(lambda *_: None, in_axes=(0,))()\ng(lambda a: 1)\n"]
 
 
 def test_unwrap_moves_a_transformed_lambda_s_later_arguments_into_its_body():

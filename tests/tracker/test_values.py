@@ -41,6 +41,13 @@ def test_deleted_key_array_written_as_keys_of_its_shape():
     assert rebuilt.dtype == keys.dtype and rebuilt.shape == (3,)
 
 
+@pytest.mark.parametrize("value", [np.zeros((0, 0, 3), np.float32), jnp.zeros((2, 0)), np.array([], np.int8)])
+def test_an_empty_array_keeps_its_shape_and_dtype(value):
+    # As a nested-list literal, every empty array would come back with shape (0,).
+    rebuilt = _evaluated(N.array(value, threshold=128, saved=None))
+    assert rebuilt.shape == value.shape and rebuilt.dtype == value.dtype
+
+
 class Pair:
     def __init__(self, a, b, tag):
         self.a, self.b, self.tag = a, b, tag

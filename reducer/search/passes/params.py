@@ -22,9 +22,9 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
+from libcst.metadata import ParentNodeProvider, ScopeProvider
 
-from reducer.search.passes.base import REMOVE, Edit, EditPass
+from reducer.search.passes.base import REMOVE, Edit, EditPass, metadata
 from reducer.search.passes.names import import_aliases, name_uses, names_in, qualified_name
 from reducer.search.passes.unwrap import is_transform
 
@@ -84,7 +84,7 @@ class _CallSites:
     ordinary method `m` by `x.m(...)`, and ``__call__`` by calls of the one instance the module makes."""
 
     def __init__(self, module: cst.Module):
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        wrapper = metadata(module)
         self.scopes = wrapper.resolve(ScopeProvider)
         self.parents = wrapper.resolve(ParentNodeProvider)
         self.uses = name_uses(module)  # counts attribute names too, and a class's own name
@@ -210,13 +210,14 @@ _ANY = cst.Parameters(star_arg=cst.Param(cst.Name("_"), star="*"))
 
 
 def _any_arguments(module: cst.Module, called: set[int]) -> list[Edit]:
-    """`def f(self, a, b): ...` reading none of them -> `def f(*_)`, for defs whose parameters' ids are not in
-    ``called`` (those lose their parameters with the arguments), where that is fewer tokens."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    """`def f(self, a, b): ...` (or `lambda a, b: ...`) reading none of them -> `def f(*_)`, for functions
+    whose parameters' ids are not in ``called`` (those lose their parameters with the arguments), where that
+    is fewer tokens."""
+    wrapper = metadata(module)
     scopes = wrapper.resolve(ScopeProvider)
     edits = []
     for node, scope in scopes.items():
-        if not isinstance(node, cst.FunctionDef) or id(node.params) in called:
+        if not isinstance(node, (cst.FunctionDef, cst.Lambda)) or id(node.params) in called:
             continue
         body_scope = scopes.get(node.body)
         params = node.params
