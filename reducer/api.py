@@ -278,11 +278,12 @@ def search(source: str, judge: Judge, options: Options, keep: Callable[[str], No
     passes = observing(tracing(options.pass_list(), lines_of), observe)
     try:
         reduction = Reduction(source, oracle, passes, on_accept=keep, on_progress=on_progress)
-        reduction.run()
-        if options.passes is None and options.flaky is None and libraries(reduction.best):
-            # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does;
-            # a warm worker imported jax already, and tracking through the public APIs there loses calls.
-            lower(reduction, oracle, passes, Lowerer(judge.fresh, judge.fresh_timeout), on_progress)
+        # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does; a warm
+        # worker imported jax already, and tracking through the public APIs there loses calls.
+        lowerer = Lowerer(judge.fresh, judge.fresh_timeout)
+        lowering = None if options.passes is not None or options.flaky is not None else (
+            lambda reduced: bool(libraries(reduced.best)) and lower(reduced, oracle, passes, lowerer, on_progress))
+        reduction.run(at_structure_fixpoint=lowering)
     finally:
         oracle.close()
     return reduction, oracle
@@ -300,22 +301,24 @@ def libraries(source: str) -> list[str]:
 
 
 def lower(reduction: Reduction, oracle: Oracle, passes: list, lowerer: Lowerer,
-          on_progress: Callable[[Progress], None] | None) -> None:
-    """Once the passes are done with a program that still calls a library built on JAX, replace it by the
-    tracker's pure-JAX repro of its failure (one run with the tracker on) and reduce that: a call into Flax
-    is as small as its spelling gets, the JAX calls under it are not. The repro is often bigger than the
-    program, so no pass could offer it; it is taken, with its reduction, only when it fails like the
-    original and ends smaller than the program did."""
+          on_progress: Callable[[Progress], None] | None) -> bool:
+    """Once the structural passes are done with a program that still calls a library built on JAX, replace
+    it by the tracker's pure-JAX repro of its failure (one run with the tracker on) and reduce that: a call
+    into Flax is as small as its spelling gets, the JAX calls under it are not. The repro is often bigger
+    than the program, so no pass could offer it; it is taken, with its reduction, only when it fails like the
+    original and ends smaller than the program is. Whether it was taken (then the program's own reduction
+    ends: shrinking its literals, the late passes' work, would be work on code the repro replaced)."""
     decided = oracle.stats.decided
     repro = lowerer(reduction.best)
     if repro is None or libraries(repro) or oracle.first_interesting([repro]) != 0:
         reduction.continue_with(None, LOWERING, oracle.stats.decided - decided)
-        return
+        return False
     best = reduction.best_size
     lowered = Reduction(repro, oracle, passes, on_progress=_lowered_progress(on_progress, best),
                         on_accept=lambda source: reduction.on_accept(source) if Size.of(source) < best else None)
     lowered.run()
     reduction.continue_with(lowered, LOWERING, oracle.stats.decided - decided)
+    return reduction.best is lowered.best
 
 
 def _lowered_progress(on_progress: Callable[[Progress], None] | None,

@@ -227,8 +227,12 @@ class Reduction:
         stats = self.stats[pass_.name]
         return stats.tokens_removed / max(1, stats.tests)
 
-    def run(self) -> str:
+    def run(self, at_structure_fixpoint: Callable[[Reduction], bool] | None = None) -> str:
         """Run the passes until none of them can shrink the program any more.
+
+        ``at_structure_fixpoint`` is called once, when the passes other than the late ones first stop making
+        progress; when it returns True (it has taken another reduction's result, see :meth:`continue_with`)
+        the search ends there.
 
         Passes marked ``late`` (those that shrink values rather than remove code, whose edits are many and
         mostly on code a structural pass would delete anyway) wait until the others reach a fixpoint. The
@@ -257,6 +261,9 @@ class Reduction:
             if not progress and everyone and late:
                 return self.best
             if not progress and everyone:
+                if at_structure_fixpoint is not None and at_structure_fixpoint(self):
+                    return self.best
+                at_structure_fixpoint = None
                 late = True  # the structure is at a fixpoint: now the values
             everyone = not progress
             order = sorted(self.passes, key=self._payoff, reverse=True)

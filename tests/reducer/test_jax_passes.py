@@ -830,10 +830,12 @@ def test_inline_self_helper_call_and_property():
     ]
     fields = candidates(InlinePass().only("inline.field"), source.replace("x / self.eps", "x / self.eps + self.k"))
     norm = norm.replace("x / self.eps", "x / self.eps + self.k")
-    assert fields == [  # `self.k` is set nowhere: it stays
-        norm.replace("x / self.eps", "x / (1e-5 * 2)") + width + features
+    # `self.k` is set nowhere: it stays; a field read nowhere else goes with its `self.f = ...` line.
+    assert fields == [
+        norm.replace("x / self.eps", "x / (1e-5 * 2)").replace("self.eps = eps * 2", "pass") + width + features
         + '    def apply(self, x):\n        return self.norm(self._features(x))\ny = Model().apply(x)\n',
-        norm + width + features + '    def apply(self, x):\n        return Norm()(self._features(x))\ny = Model().apply(x)\n',
+        norm.replace("self.norm = Norm()", "pass") + width + features
+        + '    def apply(self, x):\n        return Norm()(self._features(x))\ny = Model().apply(x)\n',
     ]
 
 
@@ -856,10 +858,13 @@ def test_inline_fields_set_by_init_dataclass_and_class_body():
     net = ('\nfrom dataclasses import dataclass\nclass Net:\n    scale = 2.0\n    def __init__(self, width, act):\n'
            '        self.act = act\n        self.w = ones(width)\n')
     batch = '@dataclass\nclass Batch:\n    x: object\n    y: object = None\n'
+    # A field nothing else reads any more loses its `self.f = ...` line in the same candidate.
     assert candidates(InlinePass().only("inline.field"), source) == [
-        net + batch + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = tanh(b.x @ net.w) * net.scale\n',
+        net.replace("        self.act = act\n", "") + batch
+        + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = tanh(b.x @ net.w) * net.scale\n',
         net + 'net = Net(4, tanh)\nout = net.act(load(0) @ net.w) * net.scale\n',  # b and Batch go
-        net + batch + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = net.act(b.x @ ones(4)) * net.scale\n',
+        net.replace("        self.w = ones(width)\n", "") + batch
+        + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = net.act(b.x @ ones(4)) * net.scale\n',
         net + batch + 'net = Net(4, tanh)\nb = Batch(load(0))\nout = net.act(b.x @ net.w) * 2.0\n',
     ]
     assert candidates(InlinePass().only("inline.all-uses"), source) == [

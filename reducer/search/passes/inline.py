@@ -903,7 +903,10 @@ class Field(_InlineSubPass):
             return  # `self.cfg.size` -> 5 in one step, not through `Config().size`
         value = analysis.field(node)
         if value is not None:
-            self.offer(InlineEdit(node, analysis.fits(node, value), source=_instance_name(analysis, node.value)))
+            found = analysis.instance(node.value)
+            drops = (f"{found[0].name.value}.{node.attr.value}",) if found is not None else ()
+            self.offer(InlineEdit(node, analysis.fits(node, value), source=_instance_name(analysis, node.value),
+                                  drops=drops))
 
     def _config_field(self, node: cst.Attribute) -> bool:
         found = self.analysis.instance(node.value) if isinstance(node.value, cst.Name) else None
@@ -1264,14 +1267,21 @@ class InlinePass(PassGroup):
 
 
 def _dead_methods(module: cst.Module, sources: set[str]) -> list[Edit]:
-    """For sources `Cls.m` (a method or property inlined), the def of `m` in `Cls` once nothing reads an
-    attribute `m` any more."""
+    """For sources `Cls.m` (a method, property or field inlined), the def of `m` in `Cls`, or the `self.m =
+    value` line of its `__init__`, once nothing reads an attribute `m` any more."""
     wanted = {tuple(source.split(".")) for source in sources if source.count(".") == 1}
     if not wanted:
         return []
     read: set[str] = set()
 
     class _Attributes(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            return not isinstance(node.target, cst.Attribute)  # `self.m = v` stores `m`, reads `self`
+
+        def leave_AssignTarget(self, original_node: cst.AssignTarget) -> None:
+            if isinstance(original_node.target, cst.Attribute):
+                original_node.target.value.visit(self)
+
         def visit_Attribute(self, node: cst.Attribute) -> None:
             read.add(node.attr.value)
 
@@ -1282,6 +1292,8 @@ def _dead_methods(module: cst.Module, sources: set[str]) -> list[Edit]:
             for name, function in objects.methods(statement).items():
                 if (statement.name.value, name) in wanted and name not in read and not name.startswith("__"):
                     found.append(Edit(function))
+            found += [Edit(line) for line, name in objects.field_stores(statement)
+                      if (statement.name.value, name) in wanted and name not in read]
     return found
 
 

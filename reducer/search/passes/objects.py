@@ -110,6 +110,21 @@ def attribute_stores(module: cst.Module) -> dict[str, int]:
     return counts
 
 
+def field_stores(cls: cst.ClassDef) -> list[tuple[cst.SimpleStatementLine, str]]:
+    """The lines of a plain `__init__`'s top level that are one `self.name = value`, with the name."""
+    init = methods(cls).get("__init__")
+    if init is None or init.decorators:
+        return []
+    me = self_name(init)
+    found = []
+    for statement in block_statements(init.body):
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+        target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == me:
+            found.append((statement, target.attr.value))
+    return found
+
+
 def init_fields(cls: cst.ClassDef) -> tuple[cst.FunctionDef, dict[str, cst.BaseExpression]] | None:
     """For a class with a plain `__init__`: it, and what each `self.name = value` line at its top level
     assigns (a field assigned twice there is left out)."""
