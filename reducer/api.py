@@ -283,7 +283,10 @@ def search(source: str, judge: Judge, options: Options, keep: Callable[[str], No
         lowerer = Lowerer(judge.fresh, judge.fresh_timeout)
         lowering = None if options.passes is not None or options.flaky is not None else (
             lambda reduced: bool(libraries(reduced.best)) and lower(reduced, oracle, passes, lowerer, on_progress))
-        reduction.run(at_structure_fixpoint=lowering)
+        # First on the program as it is (a Flax candidate compiles the model, the repro's candidates little);
+        # then, if the repro did not fail alike, once more at the structural fixpoint, on a smaller program.
+        if lowering is None or not lowering(reduction):
+            reduction.run(at_structure_fixpoint=lowering)
     finally:
         oracle.close()
     return reduction, oracle
@@ -302,12 +305,11 @@ def libraries(source: str) -> list[str]:
 
 def lower(reduction: Reduction, oracle: Oracle, passes: list, lowerer: Lowerer,
           on_progress: Callable[[Progress], None] | None) -> bool:
-    """Once the structural passes are done with a program that still calls a library built on JAX, replace
-    it by the tracker's pure-JAX repro of its failure (one run with the tracker on) and reduce that: a call
-    into Flax is as small as its spelling gets, the JAX calls under it are not. The repro is often bigger
-    than the program, so no pass could offer it; it is taken, with its reduction, only when it fails like the
-    original and ends smaller than the program is. Whether it was taken (then the program's own reduction
-    ends: shrinking its literals, the late passes' work, would be work on code the repro replaced)."""
+    """Replace a program that calls a library built on JAX by the tracker's pure-JAX repro of its failure
+    (one run with the tracker on) and reduce that: a call into Flax is as small as its spelling gets, the
+    JAX calls under it are not. The repro is often bigger than the program, so no pass could offer it; it
+    is taken, with its reduction, only when it fails like the original and ends smaller than the program is.
+    Whether it was taken (then the program's own reduction ends, or never starts)."""
     decided = oracle.stats.decided
     repro = lowerer(reduction.best)
     if repro is None or libraries(repro) or oracle.first_interesting([repro]) != 0:
