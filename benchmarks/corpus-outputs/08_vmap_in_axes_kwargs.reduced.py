@@ -3,7 +3,4 @@
 # signature: ValueError: vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got len(in_axes)=N, len(args)=N @ jax._src.api.vmap_f
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-
-def loss_one(*_):
-    pass
-jax.vmap(loss_one, in_axes=(0,))()
+jax.vmap(lambda *_: None, in_axes=(0,))()

@@ -4,8 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import functools
 import jax
-
-@functools.partial(jax.jit, static_argnums=1)
-def predict(params, x, act_names):
-    pass
-predict(0.0, [])
+functools.partial(jax.jit, static_argnums=2)(lambda *_: None)(None, 1.0, [])

@@ -3,6 +3,5 @@
 # signature: TypeError: while_loop body function carry input and carry output must have equal types, but they differ: @ jax._src.lax.control_flow.loops._check_carry_type [jax.lax.while_loop()]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
-lax.while_loop(lambda carry: jnp.bool_(0), lambda carry: 1.0, np.zeros((), np.int32))
+lax.while_loop(lambda carry: jnp.bool_(0), lambda carry: 1.0, jnp.int32(0))

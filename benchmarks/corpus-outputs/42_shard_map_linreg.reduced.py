@@ -4,12 +4,8 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 from jax.sharding import PartitionSpec as P
-
-def local_grad(*_):
-    pass
-
 (jax.shard_map(
-    local_grad,
+    lambda *_: None,
     mesh=jax.sharding.Mesh(jax.devices(), 'data'),
     in_specs=(P('batch'), P('batch')),
     out_specs=1.0,

@@ -4,7 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-
-def train_step(*_):
-    pass
-jax.pmap(train_step)(jnp.zeros((2, 0)))
+jax.pmap(lambda *_: None)(jnp.zeros((2, 0)))

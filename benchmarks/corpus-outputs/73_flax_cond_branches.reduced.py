@@ -2,19 +2,6 @@
 # input sha256 6a215768fc7c32cecf941c6ff75be429396e2494a3a3e6184b1906096214cc98
 # signature: TypeError: cond branches must have equal output types but they differ. @ jax._src.lax.control_flow.conditionals._check_branch_outputs [jax.lax.cond(bool:0, float:2)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
-import flax.linen as nn
-import jax
 import jax.numpy as jnp
-
-class Policy(nn.Module):
-    @nn.compact
-    def __call__(self, obs, continuous):
-        h = jnp.zeros((0, 1))
-        discrete_head = nn.Dense(1)
-        def discrete(module, h):
-            return discrete_head(h)
-        if self.is_initializing():
-            return discrete(self, h)
-        return nn.cond(continuous, lambda module, h: jnp.zeros((0, 0)), discrete, self, h)
-model = Policy()
-model.apply({"params": model.init(jax.random.PRNGKey(0), (), False)["params"]}, (), jnp.bool_(0))
+from jax import lax
+lax.cond(jnp.bool_(0), lambda x: (jnp.zeros((0, 0)),), lambda x_38: (jnp.zeros((0, 1)),), jnp.zeros((0, 0)))

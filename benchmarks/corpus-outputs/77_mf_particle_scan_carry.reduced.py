@@ -11,7 +11,7 @@ class State(NamedTuple):
     vel: jnp.ndarray
     energy: jnp.ndarray
 
-def step_physics(state: State, _):
+def step_physics(state, _):
     vel_half = state.vel
     return State(1.0 * vel_half, vel_half + 1.0, 1.0), 1.0
 jax.lax.scan(step_physics, State(jnp.zeros((2, 2), jnp.int32), jnp.zeros((2, 2), jnp.int32), jnp.int32(0)), length=0)
