@@ -9,8 +9,5 @@ import jax.numpy as jnp
 def safe_softplus(*_):
     pass
 
-def safe_softplus_bwd(*_):
-    pass
-
-safe_softplus.defvjp(lambda *_: jnp.zeros(0), safe_softplus_bwd)
+safe_softplus.defvjp(lambda *_: jnp.zeros(0), lambda *_: None)
 jax.jit(jax.value_and_grad(lambda w, floor: safe_softplus(w, floor)))(jnp.zeros(0), 1.0)

@@ -3,6 +3,5 @@
 # signature: TypeError: scan body function carry input and carry output must have equal types, but they differ: @ jax._src.lax.control_flow.loops._check_carry_type [jax.lax.scan()]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
-lax.scan(lambda *_: (({}, jnp.zeros((1, 0))), ()), ({}, np.zeros((0, 0))), np.zeros(0))
+lax.scan(lambda *_: (({}, jnp.zeros((0, 0))), ()), ({}, jnp.zeros((0, 1))), jnp.zeros(0))

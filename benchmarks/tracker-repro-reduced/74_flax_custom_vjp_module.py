@@ -5,10 +5,8 @@
 import jax
 
 def reconstruction_loss(params):
-    def quantise(*_):
-        pass
-    custom = jax.custom_vjp(quantise)
-    custom.defvjp(lambda x, x_57: (1.0, ()), lambda *_: (1.0,))
+    custom = jax.custom_vjp(lambda *_: None)
+    custom.defvjp(lambda *_: (1.0, ()), lambda *_: (1.0,))
     return custom(1.0, params)
 
 jax.value_and_grad(reconstruction_loss)(1.0)

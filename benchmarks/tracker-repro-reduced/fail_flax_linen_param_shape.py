@@ -4,7 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import numpy as np
-
-def loss_fn(params):
-    pass
-jax.value_and_grad(loss_fn, has_aux=True)({'in_proj': {'kernel': np.zeros((0, 0)), 'bias': np.zeros(0)}, 'mid': {'kernel': np.zeros((0, 0)), 'bias': np.zeros(0)}, 'head': {'kernel': np.zeros((0, 0)), 'bias': np.zeros(0)}})
+jax.value_and_grad(lambda params: None, has_aux=True)({'in_proj': {'kernel': np.zeros((0, 0)), 'bias': np.zeros(0)}, 'mid': {'kernel': np.zeros((0, 0)), 'bias': np.zeros(0)}, 'head': {'kernel': np.zeros((0, 0)), 'bias': np.zeros(0)}})
