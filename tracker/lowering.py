@@ -16,8 +16,9 @@ from tracker.runtime import RUNTIME
 def run_lowered(source: str) -> None:
     """Run ``source`` as the ``__main__`` module (where the runner put the envelope) with its JAX calls
     recorded, then raise :class:`LoweredReport` with the repro of the failure (empty if there is none)."""
-    # No verification run: the reducer judges the repro itself, in its own sandboxed runs. A warm worker
-    # imported jax before the tracker could hook it; tracking through the public APIs is expected here.
+    # No verification run: the reducer judges the repro itself, in its own sandboxed runs. The reducer runs
+    # this in a fresh interpreter, where importing this module hooked jax first; anywhere jax came first,
+    # the tracker's warning about tracking through the public APIs would only add to the run's stderr.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         enable(dataclasses.replace(config.Flags(), verify=False, error_mode="ignore"))

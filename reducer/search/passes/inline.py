@@ -1006,8 +1006,9 @@ class FunctionValue(_InlineSubPass):
     """`def f(x): return e` passed once as a value (`lax.while_loop(f, ...)`, `defvjp(fwd, bwd)`) -> `lambda
     x: e` there: the definition goes, and the lambda can then be inlined or unwrapped further. A body that is
     one expression statement counts as `return e` (the lambda returns its value where the def returned None:
-    the oracle decides), and a body of `pass` as `return None`. A decorated def becomes its decorators applied to the lambda, also where it is
-    called (`@jax.jit def f(x): e` ... `f(a)` -> `jax.jit(lambda x: e)(a)`)."""
+    the oracle decides), and a body of `pass` as `return None`. A decorated def becomes its decorators
+    applied to the lambda, also where it is called (`@jax.jit def f(x): e` ... `f(a)` -> `jax.jit(lambda x:
+    e)(a)`)."""
 
     name = "inline.function-value"
 
@@ -1030,9 +1031,7 @@ class FunctionValue(_InlineSubPass):
             free |= {n for d in node.decorators for n in names_in(d.decorator)}
             if any(name in use_scope.assignments for name in free):
                 return  # a free name would be captured by a local at the use
-        if isinstance(expr, cst.Tuple) and not expr.lpar:
-            expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `lambda: (a, b)`
-        value: cst.BaseExpression = cst.Lambda(params=node.params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
+        value: cst.BaseExpression = _lambda(node.params, expr)
         for decorator in reversed(node.decorators):  # the innermost (last) decorator applies first
             value = cst.Call(decorator.decorator, [cst.Arg(value)])
         self.offer(InlineEdit(use, analysis.fits(use, value), source=node.name.value))
@@ -1060,12 +1059,17 @@ class BoundMethod(_InlineSubPass):
         params = _unbound(function.params)
         if expr is None or params is None or _self_of(function.params) in names_in(expr):
             return
-        if isinstance(expr, cst.Tuple) and not expr.lpar:
-            expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        value = cst.Lambda(params=params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
+        value = _lambda(params, expr)
         source = found[0].name.value if isinstance(node.value, cst.Call) else _instance_name(analysis, node.value)
         self.offer(InlineEdit(node, analysis.fits(node, value), source=source,
                               drops=(f"{found[0].name.value}.{function.name.value}",)))
+
+
+def _lambda(params: cst.Parameters, expr: cst.BaseExpression) -> cst.Lambda:
+    """`lambda params: expr` for a def's parameters and the one expression it computes."""
+    if isinstance(expr, cst.Tuple) and not expr.lpar:
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # `lambda: (a, b)`
+    return cst.Lambda(params=params.visit(_DropAnnotations()), body=expr)  # type: ignore[arg-type]
 
 
 def _self_of(params: cst.Parameters) -> str:
