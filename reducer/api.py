@@ -11,6 +11,7 @@ import concurrent.futures as cf
 import contextlib
 import dataclasses
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +21,7 @@ import libcst as cst
 
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
-from reducer.execution.pool import PoolExecutor, top_level_imports
+from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.files import Program, check_output, default_output, read_program, write_atomically
 from reducer.judging.checks import (
@@ -165,11 +166,15 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None,
     criterion = options.criterion()
     fresh = FreshExecutor(sys_path=program.directory, check=criterion.check, sandbox=options.sandbox_policy())
     owned = workers is None and options.pool
+    # The first fresh run fills the new pool's compilation cache, so the workers' own runs of the original
+    # (warm_limits) load what it compiled instead of compiling it again.
+    cache_dir = new_cache_directory(fresh.sandbox) if owned else ""
+    filler = dataclasses.replace(fresh, fills_cache=cache_dir) if cache_dir else None
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
-        started = starter.submit(_start_pool, program, options, merge.source) if owned else None
+        started = starter.submit(_start_pool, program, options, merge.source, cache_dir) if owned else None
         try:
             original = check_original(program.source, fresh, criterion, options.timeout or INITIAL_TIMEOUT,
-                                      program.name, options.flaky, _side_by_side(options))
+                                      program.name, options.flaky, _side_by_side(options), first=filler)
             program, original, note = _merged(program, original, merge, criterion, fresh, options)
         except BaseException:
             if started is not None:
@@ -227,11 +232,16 @@ def _as_merged(original: Outcome, modules: tuple[str, ...]) -> Outcome:
     return dataclasses.replace(original, **changes)
 
 
-def _start_pool(program: Program, options: Options, merged: str | None = None) -> PoolExecutor:
+def _start_pool(program: Program, options: Options, merged: str | None, cache_dir: str) -> PoolExecutor:
     # The merged program imports no local module: preloading the originals' would run them in every worker.
     preload = top_level_imports(merged if merged is not None else program.source)
-    return PoolExecutor(options.jobs, sys_path=program.directory, preload=preload,
-                        memory_mb=options.memory_mb, sandbox=options.sandbox_policy())
+    try:
+        return PoolExecutor(options.jobs, sys_path=program.directory, preload=preload, memory_mb=options.memory_mb,
+                            sandbox=options.sandbox_policy(), cache_dir=cache_dir)
+    except BaseException:
+        if cache_dir:
+            shutil.rmtree(cache_dir, ignore_errors=True)  # no pool took it over
+        raise
 
 
 def _judge(program: Program, options: Options, criterion: Criterion, original: Outcome, fresh: FreshExecutor,

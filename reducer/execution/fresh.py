@@ -35,6 +35,13 @@ SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than thi
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
 
+def _filling(cache_dir: str) -> dict[str, str]:
+    """jax's settings for storing every compilation in ``cache_dir``, as a warm worker's are (zygote's
+    _share_compilations), so that the workers find the entries under the same keys."""
+    return {"JAX_COMPILATION_CACHE_DIR": cache_dir, "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
+
+
 class Cancelled(Exception):
     """A speculative run was stopped because an earlier candidate already decided the question."""
 
@@ -79,6 +86,24 @@ def copy_folder_files(folder: str, scratch: Path) -> None:
             continue  # unreadable or vanished: the user run will say if the program needed it
 
 
+def empty_directory(directory: str) -> None:
+    """Remove everything in ``directory`` (a runner's scratch, a compilation cache a killed run may have left
+    half written); the directory itself stays."""
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        path = os.path.join(directory, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
 def read_tail(path: Path, limit: int = STDERR_TAIL_CHARS) -> str:
     try:
         with open(path, "rb") as f:
@@ -106,6 +131,9 @@ class FreshExecutor:
     as_user: bool = False
     filename: str = ""
     sandbox: Sandbox = dataclasses.field(default_factory=Sandbox.for_machine)
+    # A warm pool's compilation cache (pool.new_cache_directory) that these runs fill, as the original's first
+    # run on a worker would: only for the user's unmodified program, never a candidate ("": none).
+    fills_cache: str = ""
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         # A run whose sandbox could not be set up ran nothing: its end says nothing about the program, so it
@@ -116,6 +144,8 @@ class FreshExecutor:
                 outcome = self._run_in(workdir, source, timeout, cancel)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
+            if self.fills_cache and outcome.kind not in (Kind.EXCEPTION, Kind.SUCCESS):
+                empty_directory(self.fills_cache)  # stopped or crashed: an entry may be half written
             if not setup_failed(outcome):
                 return outcome
         raise setup_refused(outcome)
@@ -132,7 +162,11 @@ class FreshExecutor:
             # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
             env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
             argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
-        env.update({SANDBOX_ENV: self.sandbox.to_json(), PARENT_ENV: str(os.getpid())})  # applied by the runner
+        sandbox = self.sandbox
+        if self.fills_cache:
+            env.update(_filling(self.fills_cache))
+            sandbox = dataclasses.replace(sandbox, allow_write=sandbox.allow_write + (self.fills_cache,))
+        env.update({SANDBOX_ENV: sandbox.to_json(), PARENT_ENV: str(os.getpid())})  # applied by the runner
         program.write_text(source)
         if self.check is not None and not self.as_user:
             (workdir / ".predicate").write_bytes(self.check)

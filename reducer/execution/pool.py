@@ -118,7 +118,8 @@ class PoolExecutor:
     """Runs candidates on ``jobs`` warm zygote workers; an :class:`~reducer.execution.fresh.Executor`."""
 
     def __init__(self, jobs: int, *, sys_path: str = "", preload: list[str] | None = None, memory_mb: int = 0,
-                 share_compilations: bool = True, in_place: bool = True, sandbox: Sandbox | None = None):
+                 share_compilations: bool = True, in_place: bool = True, sandbox: Sandbox | None = None,
+                 cache_dir: str | None = None):
         self.sys_path = sys_path
         self.sandbox = sandbox if sandbox is not None else Sandbox.for_machine(memory_mb=memory_mb)
         # Without a sandbox, --memory-limit is an address-space cap in a child per candidate (the old way).
@@ -126,8 +127,11 @@ class PoolExecutor:
         self.in_place = in_place
         # One persistent compilation cache per pool, private to it and removed by close(). Under the sandbox
         # candidates can only read it (an entry a candidate planted would be code run by later candidates):
-        # only the original's own runs on the workers write it (see ProgramView.original).
-        self.cache_dir = _cache_directory(self.sandbox) if share_compilations else ""
+        # only the original's own runs write it (see ProgramView.original). ``cache_dir``, from
+        # new_cache_directory, is one the caller made earlier (to fill it from a fresh run); the pool owns it.
+        if cache_dir is None:
+            cache_dir = new_cache_directory(self.sandbox) if share_compilations else ""
+        self.cache_dir = cache_dir
         self.preload = [m for m in (preload or []) if m not in BASE_PRELOAD]
         self.stats = PoolStats()
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -280,7 +284,7 @@ class ProgramView:
         pass
 
 
-def _cache_directory(sandbox: Sandbox) -> str:
+def new_cache_directory(sandbox: Sandbox) -> str:
     """A new private directory for the pool's compilation cache, or "" (none) if a directory candidates may
     write (--allow-write) would hold it: they could plant entries there."""
     directory = tempfile.mkdtemp(prefix="jax-reduce-xla-")

@@ -40,7 +40,7 @@ from pathlib import Path
 from multiprocess.connection import Connection
 
 from reducer.execution import platform
-from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, read_tail
+from reducer.execution.fresh import CANDIDATE_FILENAME, empty_directory, finished_outcome, read_tail
 from reducer.execution.isolation import Snapshot, patches_modules
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
@@ -196,7 +196,7 @@ class Zygote:
         clean = isinstance(reply, Finished) and not reply.how.retired and reply.outcome.kind is not Kind.TIMEOUT
         if not clean:
             # Killed, or it left threads running: an entry may be half written (jax writes them in place).
-            _empty(self.cache_dir)
+            empty_directory(self.cache_dir)
         how = How("new", reply.how.retired or ("wrote the cache",))
         return dataclasses.replace(reply, how=how)
 
@@ -222,7 +222,7 @@ class Zygote:
         try:
             return self._await_runner(runner, job, workdir, start, runner_how, cpu_start)
         finally:
-            _empty(runner.scratch)
+            empty_directory(runner.scratch)
 
     def _await_runner(self, runner: _Runner, job: Job, workdir: str, start: float, runner_how: str,
                       cpu_start: float) -> Finished | Abandoned:
@@ -360,23 +360,6 @@ def _fresh_workdir(scratch: str) -> str:
     workdir = os.path.join(scratch, "candidate")
     os.mkdir(workdir)
     return workdir
-
-
-def _empty(directory: str) -> None:
-    """Remove everything a candidate left in its runner's scratch directory (the directory itself stays)."""
-    try:
-        entries = os.listdir(directory)
-    except OSError:
-        return
-    for entry in entries:
-        path = os.path.join(directory, entry)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
 
 
 def _report_from(conn: Connection) -> Report | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -17,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from reducer.execution import platform
-from reducer.execution.pool import PoolExecutor
+from reducer.execution.fresh import FreshExecutor
+from reducer.execution.pool import PoolExecutor, new_cache_directory
 from reducer.execution.sandbox import Sandbox
 
 pytestmark = pytest.mark.skipif(not platform.LINUX or platform.landlock_abi() < 1, reason="needs Landlock")
@@ -138,3 +140,38 @@ def test_no_cache_where_candidates_may_write_its_directory() -> None:
         assert pool.cache_dir.startswith(writable)
     finally:
         pool.close()
+
+
+def test_a_fresh_run_of_the_original_fills_the_cache_the_workers_read(tmp_path: Path) -> None:
+    # As `reduce` does: the cache is made first, the original's first fresh run fills it, the pool reads it.
+    cache = new_cache_directory(Sandbox.for_machine())
+    filler = FreshExecutor(sys_path=str(tmp_path), sandbox=Sandbox.for_machine(), fills_cache=cache)
+    first = run(filler, ORIGINAL)
+    assert (first.exc_type, first.message) == ("ValueError", "original")
+    entries = snapshot(cache)
+    assert any(name.startswith("jit__lambda-") for name in entries)
+    # A fresh run that does not fill it is still kept out of it.
+    plain = FreshExecutor(sys_path=str(tmp_path), sandbox=Sandbox.for_machine())
+    assert run(plain, HOSTILE.format(cache=cache)).message == " ".join(["PermissionError"] * 6)
+    pool = PoolExecutor(1, sandbox=Sandbox.for_machine(), cache_dir=cache)
+    try:
+        assert run(pool.program(str(tmp_path)), HITS.format(factor=2)).message == "hits=1"
+        assert snapshot(cache) == entries
+    finally:
+        pool.close()
+    assert not os.path.exists(cache)  # the pool took it over
+
+
+def test_a_fresh_filler_cut_short_leaves_no_entry(tmp_path: Path) -> None:
+    cache = new_cache_directory(Sandbox.for_machine())
+    try:
+        slow = ORIGINAL.replace('raise ValueError("original")', "import time\ntime.sleep(60)")
+        filler = FreshExecutor(sys_path=str(tmp_path), sandbox=Sandbox.for_machine(), fills_cache=cache)
+        assert run_for(filler, slow, 8).kind.name == "TIMEOUT"
+        assert os.listdir(cache) == []
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def run_for(executor, source: str, seconds: float):
+    return executor.run(source, seconds, threading.Event())
