@@ -16,7 +16,7 @@ import libcst as cst
 
 from reducer.judging.oracle import Oracle
 from reducer.search.ddmin import EditSet, expected_chunk, reduce_edits
-from reducer.search.passes.base import Pass, is_valid_python, module_code, module_size
+from reducer.search.passes.base import Pass, module_code, module_compiles, module_size
 from reducer.search.size import Size
 
 @dataclasses.dataclass
@@ -89,7 +89,7 @@ class _PassTester:
         if candidate is None:
             return None
         source = module_code(candidate)
-        if module_size(candidate, source) >= self.reduction.best_size or not is_valid_python(source):
+        if module_size(candidate, source) >= self.reduction.best_size or not module_compiles(candidate, source):
             return None
         return candidate, source
 

@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from reducer.search.passes import StatementPass, UnusedDefinitionsPass, default_passes
-from reducer.search.passes.base import module_code, module_size
+from reducer.search.passes.base import is_valid_python, module_code, module_compiles, module_size
 from reducer.search.size import Size
 import ast
 
@@ -116,9 +116,23 @@ def test_every_candidate_parses(pass_, name, source):
         # How the engine reads a candidate: statements it shares with earlier ones are not regenerated.
         assert module_code(candidate) == candidate.code
         assert module_size(candidate, candidate.code) == Size.of(candidate.code)
+        assert module_compiles(candidate, candidate.code) == is_valid_python(candidate.code)
     # Single edits too, which the search tries last.
     for edit in rng.sample(list(edits), min(len(edits), 25)):
         ast.parse(pass_.apply(module, [edit]).code)
+
+
+@pytest.mark.parametrize("source,compiles", [
+    ("def f():\n    return 1\nx = f()\n", True),
+    ("def f():\n    pass\nreturn 1\n", False),  # one statement alone shows it
+    ("for i in range(2):\n    pass\nbreak\n", False),
+    ("x = 1\nglobal x\n", False),  # only the whole module shows these two
+    ("x = 1\nfrom __future__ import annotations\n", False),
+    ("from __future__ import annotations\nx: int = 1\n", True),
+])
+def test_a_module_compiles_statement_by_statement_as_it_does_whole(source, compiles):
+    module = cst.parse_module(source)
+    assert module_compiles(module, module_code(module)) is compiles is is_valid_python(source)
 
 
 def test_statements_listed_last_first_at_every_level():

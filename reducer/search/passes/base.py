@@ -9,6 +9,7 @@ without running anything).
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
@@ -216,8 +217,8 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
         for node, replacement in edit.changes():
             changes.setdefault(id(node), (node, replacement))
     parents = _links(module)
-    replacements = {key: replacement if parents is not None and _moved(replacement, node, parents) else
-                    _fresh(replacement) for key, (node, replacement) in changes.items()}
+    replacements = {key: _fresh(replacement) if parents is None else _placed(replacement, node, parents)
+                    for key, (node, replacement) in changes.items()}
     above = _above(parents, replacements) if parents is not None else None
     return module.visit(_Rewriter(replacements, above))
 
@@ -232,19 +233,59 @@ def _fresh(replacement: Replacement) -> Replacement:
     return replacement
 
 
-def _moved(replacement: Replacement, node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> bool:
-    """Whether ``replacement`` is made of nodes below ``node`` (`f(x)` -> `x`, an `if` -> its branch): they
-    leave with it, so they stand in one place only and need no copy. (Changes inside a replaced node have no
-    effect, so no other change can place them a second time.)"""
+def _placed(replacement: Replacement, node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> Replacement:
+    """``replacement`` as it may stand in place of ``node``: the module's nodes below ``node`` as they are
+    (they leave with it, so they stand in one place only: `f(x)` -> `x`, an `if` -> its branch), the module's
+    nodes from elsewhere copied, and the pass's new nodes around them rebuilt (a pass may reuse one). A
+    replacement that places a node below ``node`` twice (an inlined body reading a parameter twice), or a
+    node and one of its own parts, is copied whole."""
     if not isinstance(replacement, (cst.CSTNode, cst.FlattenSentinel)):
-        return False
-    for part in replacement.nodes if isinstance(replacement, cst.FlattenSentinel) else (replacement,):
-        parent = parents.get(id(part))
-        while parent is not None and parent is not node:
-            parent = parents.get(id(parent))
-        if parent is None:
+        return replacement
+    place = _Place(node, parents)
+    parts = replacement.nodes if isinstance(replacement, cst.FlattenSentinel) else (replacement,)
+    placed = [part.visit(place) for part in parts]
+    if not place.once():
+        return _fresh(replacement)
+    return cst.FlattenSentinel(placed) if isinstance(replacement, cst.FlattenSentinel) else placed[0]
+
+
+class _Place(cst.CSTTransformer):
+    def __init__(self, node: cst.CSTNode, parents: dict[int, cst.CSTNode]):
+        super().__init__()
+        self.node, self.parents = node, parents
+        self.kept: list[int] = []  # the module's nodes below ``node`` that the replacement places as they are
+
+    def _below(self, candidate: cst.CSTNode) -> bool:
+        parent = self.parents.get(id(candidate))
+        while parent is not None and parent is not self.node:
+            parent = self.parents.get(id(parent))
+        return parent is not None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.parents  # a new node: look at its children
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+        if id(original_node) in self.parents:
+            if not self._below(original_node):
+                return original_node.deep_clone()
+            self.kept.append(id(original_node))
+            return original_node
+        if updated_node is original_node:
+            return original_node.deep_clone()  # a new leaf (libcst does not rebuild those): a pass may share one
+        return updated_node
+
+    def once(self) -> bool:
+        """Whether no kept node stands twice: none kept twice, none inside another kept one."""
+        kept = set(self.kept)
+        if len(kept) < len(self.kept):
             return False
-    return True
+        for key in self.kept:
+            parent = self.parents.get(key)
+            while parent is not None and parent is not self.node:
+                if id(parent) in kept:
+                    return False
+                parent = self.parents.get(id(parent))
+        return True
 
 
 # The search builds many candidates from one module (every subset a ddmin run tries), and rebuilding the
@@ -377,6 +418,29 @@ def metadata(module: cst.Module) -> MetadataWrapper:
     _WRAPPERS.insert(0, MetadataWrapper(module, unsafe_skip_copy=True))
     del _WRAPPERS[_KEEP_WRAPPERS:]
     return _WRAPPERS[0]
+
+
+# Whether a program compiles, asked of every candidate, is asked of its top-level statements, each compiled
+# once per text: a candidate differs from the last in one or two. Two things only a whole module can get
+# wrong are checked on the whole: `from __future__` placement and a `global` after an assignment.
+_WHOLE_ONLY = re.compile(r"__future__|\bglobal\b")
+_COMPILES: dict[str, bool] = {}
+
+
+def module_compiles(module: cst.Module, code: str) -> bool:
+    """``is_valid_python(code)`` for ``code = module_code(module)``, statement by statement."""
+    if _WHOLE_ONLY.search(code):
+        return is_valid_python(code)
+    for statement in module.body:
+        text = _statement(module, statement)[1]
+        valid = _COMPILES.get(text)
+        if valid is None:
+            if len(_COMPILES) >= _KEEP_STATEMENTS:
+                _COMPILES.clear()
+            valid = _COMPILES[text] = is_valid_python(text)
+        if not valid:
+            return False
+    return True
 
 
 def is_valid_python(source: str) -> bool:
