@@ -26,6 +26,7 @@ the cache directory and which retires right after; candidate runners do not even
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import select
 import shutil
@@ -56,6 +57,7 @@ LOWERING_PRELOAD = ("jax._src.compilation_cache", "jaxlib.mlir._mlir_libs._mlirH
                     "jaxlib.mlir.dialects.mhlo", "jaxlib.mlir.extras.meta")
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
 WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
+CANCEL_GRACE = 0.1  # seconds a cancelled candidate may still take to finish and keep its runner
 NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
 
 
@@ -229,15 +231,21 @@ class Zygote:
         def cpu_used() -> float:
             return platform.tree_cpu_seconds(runner.pid) - cpu_start
 
+        given_up = math.inf  # when a cancelled candidate's grace ends
         while True:
-            remaining = start + job.timeout - time.perf_counter()
+            now = time.perf_counter()
+            if now >= given_up:
+                self._end_runner()
+                return Abandoned(How(runner_how))
+            remaining = start + job.timeout - now
             if remaining <= 0:
                 self._end_runner()
                 return Finished(Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start), How(runner_how))
             watched = _watched(self.sandbox, runner.memory)
             polled = watched or job.cpu_budget > 0
-            wait = min(remaining, WATCH_SECONDS) if polled else remaining
-            readable, _, _ = select.select([runner.conn, runner.exit_fd, self.conn], [], [], wait)
+            wait = min(remaining, given_up - now, WATCH_SECONDS if polled else math.inf)
+            listened = [runner.conn, runner.exit_fd] + ([self.conn] if given_up == math.inf else [])
+            readable, _, _ = select.select(listened, [], [], wait)
             if not readable:
                 if watched and platform.tree_rss(runner.pid) > self.sandbox.memory_bytes:
                     self._end_runner()
@@ -273,8 +281,9 @@ class Zygote:
                 outcome = finished_outcome(_returncode(status), None, tail, time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("died",)))
             if self.conn in readable and _cancelled(self.conn):
-                self._end_runner()
-                return Abandoned(How(runner_how))
+                # A candidate about to finish is let finish (its outcome goes back, unused): killing the
+                # runner would make the next candidate pay a new runner's first run, several times the grace.
+                given_up = time.perf_counter() + CANCEL_GRACE
 
     def _fork_runner(self, writes_cache: bool = False) -> _Runner:
         ours, theirs = socket.socketpair()

@@ -281,6 +281,29 @@ def test_cancel_stops_a_running_candidate(pool):
     assert run(pool, BROADCAST).exc_type == "TypeError"
 
 
+def test_a_cancelled_candidate_about_to_finish_keeps_its_runner():
+    # Cancelled just before it finishes, within the grace: its runner serves the next candidate; one still
+    # sleeping when the grace ends is killed with its runner.
+    pool = PoolExecutor(1)
+    try:
+        run(pool, BROADCAST)
+        runners = pool.stats.runners
+        cancel = threading.Event()
+        threading.Timer(0.28, cancel.set).start()
+        outcome = pool.run("import time\ntime.sleep(0.3)\nraise ValueError('finished')\n", TIMEOUT, cancel)
+        assert outcome.message == "finished"  # not judged: the caller stopped waiting for it
+        assert run(pool, BROADCAST).exc_type == "TypeError"
+        assert pool.stats.runners == runners
+        cancel = threading.Event()
+        threading.Timer(0.3, cancel.set).start()
+        with pytest.raises(Cancelled):
+            pool.run("import time\ntime.sleep(5)\n", TIMEOUT, cancel)
+        assert run(pool, BROADCAST).exc_type == "TypeError"
+        assert pool.stats.runners == runners + 1
+    finally:
+        pool.close()
+
+
 def test_a_cpu_budget_stops_a_spinning_candidate_but_not_a_sleeping_one(pool):
     budgeted = dataclasses.replace(pool.program(""), cpu_budget=1.0)
     start = time.perf_counter()
