@@ -7,8 +7,8 @@ import textwrap
 import libcst as cst
 
 from reducer.search.passes import (
-    ConstantPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SpellingPass, TidyPass, TupleElementsPass,
-    UnusedParametersPass, UnwrapPass,
+    ConstantPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SingletonPass, SpellingPass, TidyPass,
+    TupleElementsPass, UnusedParametersPass, UnwrapPass,
 )
 
 
@@ -1089,3 +1089,63 @@ def test_unwrap_moves_a_transformed_lambda_s_later_arguments_into_its_body():
         "jax.grad(lambda p, x: Net().apply(p, x))(p0, 0)",
         "jax.grad(lambda p, m: m.apply(p, 0))(p0, Net())",
     ]
+
+
+def test_a_class_with_one_instance_becomes_functions_and_module_variables():
+    source = """
+    class BatchNorm:
+        \"\"\"Running statistics.\"\"\"
+        def __init__(self, momentum, eps=1e-5):
+            self.momentum = momentum
+            self.mean = 0.0
+        def __call__(self, x):
+            self.mean = self.momentum * self.mean + x.mean(0)
+            return self.normalize(x)
+        def normalize(self, x):
+            return x - self.mean
+    bn = BatchNorm(0.9)
+    bn.momentum = 0.5
+    y = bn(jnp.ones(3))
+    print(bn.mean)
+    """
+    assert candidates(SingletonPass(), source) == [textwrap.dedent("""
+    def bn(x):
+        global mean
+        mean = momentum * mean + x.mean(0)
+        return normalize(x)
+    def normalize(x):
+        return x - mean
+    momentum = 0.9
+    eps = 1e-5
+    momentum = momentum
+    mean = 0.0
+    momentum = 0.5
+    y = bn(jnp.ones(3))
+    print(mean)
+    """)]
+
+
+def test_a_class_stays_when_its_instance_or_self_is_more_than_a_holder_of_attributes():
+    def flattened(source: str) -> list[str]:
+        return candidates(SingletonPass(), source)
+
+    methods = textwrap.dedent("""
+    class Model:
+        def __init__(self):
+            self.w = 1.0
+        def apply(self, x):
+            return x * self.w
+    """)
+    assert len(flattened(methods + "m = Model()\nm.apply(2.0)\n")) == 1
+    assert flattened(methods + "m = Model()\nf(m)\n") == []  # passed on: who knows what reads it
+    assert flattened(methods + "m = Model()\nn = Model()\n") == []  # two instances
+    assert flattened(methods + "def g():\n    m = Model()\n    return m.apply(1.0)\n") == []  # not at the top
+    assert flattened(methods + "m = Model()\ndef g():\n    m.w = 2.0\n") == []  # would need `global w` there
+    assert flattened(methods + "m = Model()\nw = 3\nm.apply(w)\n") == []  # `w` is taken
+    assert flattened(methods.replace("return x * self.w", "return f(self)") + "m = Model()\nm.apply(1)\n") == []
+    assert flattened(methods.replace("class Model:", "class Model(Base):") + "m = Model()\nm.apply(1)\n") == []
+    assert flattened(methods.replace("def apply", "@jax.jit\n    def apply") + "m = Model()\nm.apply(1)\n") == []
+    assert flattened(methods + "m = Model()\nm(1.0)\n") == []  # no __call__
+    nested = methods.replace("return x * self.w", "def set():\n            self.w = x\n        set()")
+    assert "def set" in nested
+    assert flattened(nested + "m = Model()\nm.apply(1)\n") == []  # a nested function assigns a field

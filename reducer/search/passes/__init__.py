@@ -17,6 +17,7 @@ from reducer.search.passes.inline import InlinePass
 from reducer.search.passes.literals import LiteralPass
 from reducer.search.passes.params import UnusedParametersPass
 from reducer.search.passes.pytrees import PytreeLeavesPass
+from reducer.search.passes.singletons import SingletonPass
 from reducer.search.passes.spelling import SpellingPass
 from reducer.search.passes.statements import StatementPass
 from reducer.search.passes.tidy import TidyPass
@@ -41,6 +42,8 @@ def default_passes() -> list[Pass]:
         # programs 43, 47, 49: about the same tokens in 17-25% fewer tests than after hoist;
         # benchmarks/computed-values-results.md). The dead-code passes then delete what fed the values.
         ComputedValuesPass(),
+        # Before inline: a class with one instance becomes module code in one test, not method by method.
+        SingletonPass(),
         InlinePass(),
         HoistPass(),
         UnusedParametersPass(),
@@ -76,7 +79,7 @@ def statement_passes() -> list[Pass]:
 
 __all__ = [
     "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "IndependentStatementsPass",
-    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SpellingPass", "StatementPass", "TidyPass",
+    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "TidyPass",
     "TupleElementsPass", "UnusedDefinitionsPass",
     "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes", "tracing",
 ]

@@ -474,7 +474,7 @@ class InlineAnalysis(Analysis):
         params = {p.name.value for p in _all_params(init.params)}
         me = objects.self_name(init)
         used = names_in(value)
-        if used & (_assigned_names(_body_statements(init)) - params):
+        if used & (assigned_names(_body_statements(init)) - params):
             return None  # reads a local of __init__
         if self.inside(node, init):
             return None  # in __init__ the parameters are the parameters
@@ -625,10 +625,10 @@ def body_edit(analysis: InlineAnalysis, node: cst.Call, function: cst.FunctionDe
     if line is None:
         return None
     direct = direct or {}
-    if set(direct) & _assigned_names(body):
+    if set(direct) & assigned_names(body):
         return None  # a substituted name is rebound in the body
     caller = analysis.caller_names(line, function) - {function.name.value}
-    locals_ = _assigned_names(body) | set(bound)
+    locals_ = assigned_names(body) | set(bound)
     renames: dict[str, cst.BaseExpression] = {
         name: cst.Name(f"{name}_{next(fresh)}") for name in sorted(locals_ & caller)
         if not (isinstance(bound.get(name), cst.Name) and bound[name].value == name)}  # type: ignore[union-attr]
@@ -963,7 +963,7 @@ class DefaultArgument(_InlineSubPass):
             return  # passed as a value: who knows what calls it
         statements = _body_statements(node)
         ordered = [*node.params.posonly_params, *node.params.params]
-        local = _assigned_names(statements) | {p.name.value for p in _all_params(node.params)}
+        local = assigned_names(statements) | {p.name.value for p in _all_params(node.params)}
         for param in [*ordered, *node.params.kwonly_params]:
             if param.default is None or names_in(param.default) & local:
                 continue
@@ -1201,7 +1201,7 @@ def _json_entries(text: cst.SimpleString) -> dict[str, cst.BaseExpression] | Non
         return None  # e.g. NaN or infinity, which have no literal
 
 
-def _assigned_names(statements: Sequence[cst.BaseStatement]) -> set[str]:
+def assigned_names(statements: Sequence[cst.BaseStatement]) -> set[str]:
     found: set[str] = set()
 
     class _Targets(cst.CSTVisitor):
