@@ -7,9 +7,9 @@
 
 Runs the original and the reduced program in fresh interpreters and compares their fingerprints line by
 line: the exception class and raising site, the whole message (every line; numbers, paths, the two
-programs' own names and the repr of an unhashable static argument abstracted, nothing else), the public JAX
-function and primitive that raised, and each operand's exact dtype, rank and weak type. Signatures may
-abstract more (dtype kinds, JAX boilerplate); this check does not, so it catches what they miss. Prints the differing lines and "slipped: N of M".
+programs' own names, the name of a scan body's carry parameter that JAX quotes (_CARRY_NAME) and the repr
+of an unhashable static argument abstracted, nothing else), the public JAX function and primitive that
+raised, and each operand's exact dtype, rank and weak type. Signatures may abstract more (dtype kinds, JAX boilerplate); this check does not, so it catches what they miss. Prints the differing lines and "slipped: N of M".
 
 The hand-written minimal beside each corpus program is the same bug by construction, so it calibrates the
 check: ``--minimals`` lists where the check tells a minimal from its original, and in ``--dir`` mode a result
@@ -47,6 +47,11 @@ _KEY_PATH = r"<name>(?:\['[^']*'\]|\[N\]|\.(?!(?:shape|dtype|ndim|size|aval|weak
 _KEY_PATHS = re.compile(_KEY_PATH)
 _NAME_LISTS = re.compile(_KEY_PATH + r"(?:,? (?:and )?" + _KEY_PATH + ")+")
 _PLURALS = ((re.compile(r"\bvalues of the arguments\b"), "value of the argument"),)
+# Where a scan or loop's carry does not match, JAX quotes the body function's first parameter by name
+# (jax/_src/lax/control_flow/loops.py, _check_carry_type: `inspect.signature(body_fun)`), whoever wrote the
+# function: the program, or a library that wraps it (Flax's `nn.scan` names it `c`), which lowering to pure
+# JAX replaces. The name is the program's choice in that position, as its variables are elsewhere.
+_CARRY_NAME = re.compile(r"(\binput carry (?:component )?)(?!component\b)[A-Za-z_]\w*")
 # The repr of the value JAX could not hash as a static argument is the program's data, as its numbers are:
 # `['relu', 'tanh']` and `[]` are the same bug. Its type stays (a list is not a dict or an array).
 _UNHASHABLE = re.compile(r"(an object of type <class '[^']+'>), .*?\. (The error was:)")
@@ -78,7 +83,7 @@ def message_lines(message: str, names: set[str]) -> list[str]:
         line = _UNHASHABLE.sub(r"\1, <value>. \2", _ADDRESS.sub("0xH", _PATH.sub("<path>", line.strip())))
         if name_pattern is not None:
             line = name_pattern.sub("<name>", line)
-        line = _NUMBER.sub("N", line)
+        line = _CARRY_NAME.sub(r"\1<name>", _NUMBER.sub("N", line))
         line = _KEY_PATHS.sub("<name>", _NAME_LISTS.sub("<name>", line))
         for pattern, replacement in _PLURALS:
             line = pattern.sub(replacement, line)
