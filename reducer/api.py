@@ -174,7 +174,7 @@ def judged(program: Program, options: Options, workers: PoolExecutor | None,
         started = starter.submit(_start_pool, program, options, merge.source, cache_dir) if owned else None
         try:
             original = check_original(program.source, fresh, criterion, options.timeout or INITIAL_TIMEOUT,
-                                      program.name, options.flaky, _side_by_side(options), first=filler)
+                                      program.name, options.flaky, _side_by_side(options), filler=filler)
             program, original, note = _merged(program, original, merge, criterion, fresh, options)
         except BaseException:
             if started is not None:

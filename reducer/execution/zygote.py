@@ -8,8 +8,9 @@ of two ways:
   and then runs candidate after candidate in its own interpreter, so jax's in-memory caches and the
   backend stay warm (a small candidate costs a few milliseconds instead of ~80). Between candidates the
   runner restores or checks everything a candidate could leave behind (:mod:`reducer.execution.isolation`); when
-  it cannot vouch for its state, or the candidate crashed, hung or was cancelled, the runner goes and
-  the next candidate gets a new one, forked from the pristine zygote in ~20 ms.
+  it cannot vouch for its state, or the candidate crashed, hung or was cancelled and did not finish within
+  a short grace, the runner goes and the next candidate gets a new one, forked from the pristine zygote in
+  ~20 ms.
 * **in a child of its own**, forked for that candidate and gone after it: for candidates that patch
   modules where everyone can see it, and under a memory cap (a runner's address space is shared by all
   its candidates, so a per-candidate ``RLIMIT_AS`` needs a process per candidate).
@@ -20,7 +21,8 @@ serve. Without the sandbox every process writes it, so compilations that recur f
 candidate to the next are read back. Under the sandbox candidates only read it (an entry is compiled code, so
 a candidate that could write one could plant code for later candidates): it is written only by runs of the
 user's unmodified program (``Job.writes_cache``), each on a runner of its own whose Landlock domain also allows
-the cache directory and which retires right after; candidate runners do not even try to write.
+the cache directory and which retires right after (and, before the pool is up, by the program's first fresh
+run: ``FreshExecutor.fills_cache``); candidate runners do not even try to write.
 """
 
 from __future__ import annotations

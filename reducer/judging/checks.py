@@ -68,21 +68,21 @@ class SideBySide:
 
 def check_original(
     source: str, executor: Executor, criterion: Signature | Criterion, timeout: float, name: str = "the program",
-    flaky: Flaky | None = None, parallel: int = 1, first: Executor | None = None,
+    flaky: Flaky | None = None, parallel: int = 1, filler: Executor | None = None,
 ) -> Outcome:
     """Run the original several times, up to ``parallel`` at once; its outcome if it is interesting the same
     way in every run (with ``flaky``, in at least N of M runs), else InputError that shows each distinct
     outcome with its count. The first run is judged before any run beyond the first ``parallel`` starts.
 
     With a signature, interesting means failing; with a predicate (``executor`` must carry it), the
-    predicate's verdict. ``first``, if given, makes the first run instead of ``executor`` (one that fills a
-    warm pool's compilation cache).
+    predicate's verdict. ``filler``, if given, makes the first run instead of ``executor`` (it fills a warm
+    pool's compilation cache).
     """
     if isinstance(criterion, Signature):
         criterion = Criterion(criterion)
     count = flaky.runs if flaky else CHECK_RUNS
     with SideBySide(parallel) as runs:
-        started = [runs.run(first if i == 0 and first is not None else executor, source, timeout)
+        started = [runs.run(filler if i == 0 and filler is not None else executor, source, timeout)
                    for i in range(min(parallel, count))]
         first = started[0].result()
         check_not_denied(first, executor, name)
