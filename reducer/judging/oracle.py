@@ -124,14 +124,17 @@ class Oracle:
                 elif exhausted and not pending:
                     return None
         finally:
+            # Runs still going are told to stop, not waited for: a worker lets one about to finish finish
+            # (keeping its warm runner), and meanwhile this thread builds the next candidates.
             for _, future, cancel in pending.values():
                 cancel.set()
                 future.cancel()
-            for _, future, _ in pending.values():
-                try:
-                    future.result()
-                except (Cancelled, cf.CancelledError):
-                    self.stats.cancelled += 1
+                future.add_done_callback(self._count_cancelled)
+
+    def _count_cancelled(self, future: cf.Future[Outcome]) -> None:
+        if future.cancelled() or isinstance(future.exception(), Cancelled):
+            with self._lock:
+                self.stats.cancelled += 1
 
     def _count_decided(self, source: str, outcome: Outcome) -> bool:
         """Count a decided candidate unless its source was decided before; whether it was counted."""
