@@ -81,9 +81,10 @@ def message_lines(message: str, names: set[str]) -> list[str]:
     lines = []
     for line in message.splitlines():
         line = _UNHASHABLE.sub(r"\1, <value>. \2", _ADDRESS.sub("0xH", _PATH.sub("<path>", line.strip())))
+        line = _CARRY_NAME.sub(r"\1<name>", line)  # before the programs' names: `carry` may be one
         if name_pattern is not None:
             line = name_pattern.sub("<name>", line)
-        line = _CARRY_NAME.sub(r"\1<name>", _NUMBER.sub("N", line))
+        line = _NUMBER.sub("N", line)
         line = _KEY_PATHS.sub("<name>", _NAME_LISTS.sub("<name>", line))
         for pattern, replacement in _PLURALS:
             line = pattern.sub(replacement, line)
