@@ -43,6 +43,7 @@ class SingletonPass(EditPass):
 
 
 def _flattened(module: cst.Module, cls: cst.ClassDef) -> Edit | None:
+    """The edit that makes module code of ``cls``, if it has one instance and nothing syntax can see forbids it."""
     methods = _plain_methods(cls)
     if methods is None:
         return None
@@ -77,6 +78,13 @@ def _flattened(module: cst.Module, cls: cst.ClassDef) -> Edit | None:
         return None
     defs = [_as_function(method, instance if name == "__call__" else name, sorted(stored[name]))
             for name, method in methods.items()]
+    return _edit(cls, defs, line, bound, init, uses)
+
+
+def _edit(cls: cst.ClassDef, defs: list[cst.FunctionDef], line: cst.SimpleStatementLine,
+          bound: dict[str, cst.BaseExpression], init: cst.FunctionDef | None, uses: _Uses) -> Edit:
+    """The class -> its methods as functions; the instantiation line -> the arguments bound and
+    `__init__`'s body; every `instance.attr` -> `attr`."""
     if defs:
         defs[0] = defs[0].with_changes(leading_lines=cls.leading_lines)
     setup = [_assignment(name, value) for name, value in bound.items()]
