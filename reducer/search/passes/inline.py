@@ -49,7 +49,7 @@ _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
 
 
 
-def _body_statements(func: cst.FunctionDef) -> list[cst.BaseStatement]:
+def body_statements(func: cst.FunctionDef) -> list[cst.BaseStatement]:
     statements = block_statements(func.body)
     first = statements[0] if statements else None
     if (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr)
@@ -474,7 +474,7 @@ class InlineAnalysis(Analysis):
         params = {p.name.value for p in _all_params(init.params)}
         me = objects.self_name(init)
         used = names_in(value)
-        if used & (assigned_names(_body_statements(init)) - params):
+        if used & (assigned_names(body_statements(init)) - params):
             return None  # reads a local of __init__
         if self.inside(node, init):
             return None  # in __init__ the parameters are the parameters
@@ -534,7 +534,7 @@ def _one_expression(function: cst.FunctionDef | cst.Lambda) -> cst.BaseExpressio
     """The expression a lambda, or a def whose body is one `return`, computes; None for a longer def."""
     if isinstance(function, cst.Lambda):
         return function.body
-    statements = _body_statements(function)
+    statements = body_statements(function)
     return _single_return(statements[0]) if len(statements) == 1 else None
 
 
@@ -614,7 +614,7 @@ def body_edit(analysis: InlineAnalysis, node: cst.Call, function: cst.FunctionDe
     """The statement that evaluates ``node`` replaced by ``function``'s body, its parameters assigned from
     ``bound`` (``direct`` ones substituted instead, e.g. a method's `self`), then the statement with the
     function's result in place of the call; None unless the function has one exit, its last statement."""
-    statements = _body_statements(function)
+    statements = body_statements(function)
     if not statements:
         return None
     result = _single_return(statements[-1])
@@ -961,7 +961,7 @@ class DefaultArgument(_InlineSubPass):
         if not all(isinstance(c, cst.Call) and c.func is use and not any(a.star for a in c.args)
                    for c, use in zip(calls, uses)):
             return  # passed as a value: who knows what calls it
-        statements = _body_statements(node)
+        statements = body_statements(node)
         ordered = [*node.params.posonly_params, *node.params.params]
         local = assigned_names(statements) | {p.name.value for p in _all_params(node.params)}
         for param in [*ordered, *node.params.kwonly_params]:
@@ -996,7 +996,7 @@ def _without_param(func: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
             comma=cst.MaybeSentinel.DEFAULT)])
     binding = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param.name.value))], param.default)])  # type: ignore[arg-type]
     statements = block_statements(func.body)
-    at = len(statements) - len(_body_statements(func))  # after the docstring
+    at = len(statements) - len(body_statements(func))  # after the docstring
     body = [*statements[:at], binding, *statements[at:]]
     block = func.body.with_changes(body=body) if isinstance(func.body, cst.IndentedBlock) else cst.IndentedBlock(body)
     return func.with_changes(params=params, body=block)
@@ -1014,7 +1014,7 @@ class FunctionValue(_InlineSubPass):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         analysis = self.analysis
-        statements = _body_statements(node)
+        statements = body_statements(node)
         expr = _single_expression(statements[0]) if len(statements) == 1 else None
         if expr is None or node.asynchronous is not None:
             return
@@ -1054,7 +1054,7 @@ class BoundMethod(_InlineSubPass):
         function = objects.plain_method(found[0], node.attr.value) if found is not None else None
         if function is None or function.name.value.startswith("__"):
             return
-        statements = _body_statements(function)
+        statements = body_statements(function)
         expr = _single_expression(statements[0]) if len(statements) == 1 else None
         params = _unbound(function.params)
         if expr is None or params is None or _self_of(function.params) in names_in(expr):

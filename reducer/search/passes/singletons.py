@@ -21,7 +21,7 @@ import libcst as cst
 
 from reducer.search.passes import objects
 from reducer.search.passes.base import REMOVE, Edit, EditPass, Replacement, block_statements
-from reducer.search.passes.inline import assigned_names, bind_arguments
+from reducer.search.passes.inline import assigned_names, bind_arguments, body_statements
 from reducer.search.passes.names import names_in
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -141,7 +141,7 @@ def _instantiation(module: cst.Module, cls: cst.ClassDef) -> tuple[cst.SimpleSta
 
 class _Uses:
     def __init__(self) -> None:
-        self.nodes: list[cst.Attribute] = []  # `instance.attr` outside the class, to become `attr`
+        self.nodes: list[cst.Attribute] = []  # every `name.attr` (an instance's outside the class become `attr`)
         self.attributes: set[str] = set()
         self.stored: set[str] = set()
 
@@ -149,44 +149,20 @@ class _Uses:
 def _instance_uses(module: cst.Module, target: cst.Name, cls: cst.ClassDef, callable_: bool) -> _Uses | None:
     """Every use of the instance bound to ``target`` as `instance.attr` (assigned only at the top level) or
     `instance(...)` (with a `__call__`); None if it is used any other way (passed, rebound, deleted)."""
-    instance = target.value
-    uses = _Uses()
-    failed = False
-    depth = 0
-    parents: list[cst.CSTNode] = []
-    target_of: set[int] = set()
-
-    class _Visitor(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal depth, failed
-            depth += isinstance(node, _NESTED)
-            if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
-                target_of.update(id(assigned) for assigned in _targets(node.target))
-            if isinstance(node, cst.Name) and node.value == instance and node is not target:
-                parent = parents[-1] if parents else None
-                if isinstance(parent, cst.Attribute) and parent.value is node:
-                    if id(parent) in target_of and depth:
-                        failed = True
-                    uses.nodes.append(parent)
-                    uses.attributes.add(parent.attr.value)
-                elif not (callable_ and isinstance(parent, cst.Call) and parent.func is node):
-                    failed = True
-            parents.append(node)
-            return node is not cls
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            nonlocal depth
-            parents.pop()
-            depth -= isinstance(original_node, _NESTED)
-
-    module.visit(_Visitor())
-    return None if failed else uses
+    return _attribute_uses(module, target, skip=cls, callable_=callable_)
 
 
 def _self_uses(method: cst.FunctionDef) -> _Uses | None:
     """The attributes a method reads and those it assigns (at its own level: a nested function that assigns
     one, or `self` used other than as `self.attr`, fails)."""
-    me = objects.self_name(method)
+    return _attribute_uses(method, method.params.params[0].name)
+
+
+def _attribute_uses(root: cst.CSTNode, definition: cst.Name, skip: cst.CSTNode | None = None,
+                    callable_: bool = False) -> _Uses | None:
+    """Every use under ``root`` (outside ``skip``) of the name ``definition`` binds, as `name.attr`, or
+    called when ``callable_``; None if it is used any other way, or `name.attr` is assigned inside a
+    function or class below ``root`` (that would need a `global` there)."""
     uses = _Uses()
     failed = False
     parents: list[cst.CSTNode] = []
@@ -196,25 +172,24 @@ def _self_uses(method: cst.FunctionDef) -> _Uses | None:
         def on_visit(self, node: cst.CSTNode) -> bool:
             nonlocal failed
             if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
-                for target in _targets(node.target):
-                    target_of.add(id(target))
-            if isinstance(node, cst.Name) and node.value == me and node is not method.params.params[0].name:
+                target_of.update(id(assigned) for assigned in _targets(node.target))
+            if isinstance(node, cst.Name) and node.value == definition.value and node is not definition:
                 parent = parents[-1] if parents else None
-                if not (isinstance(parent, cst.Attribute) and parent.value is node):
-                    failed = True
-                else:
+                if isinstance(parent, cst.Attribute) and parent.value is node:
+                    uses.nodes.append(parent)
                     uses.attributes.add(parent.attr.value)
                     if id(parent) in target_of:
-                        nested = any(isinstance(p, _NESTED) for p in parents[1:])
-                        failed |= nested
+                        failed |= any(isinstance(p, _NESTED) for p in parents[1:])
                         uses.stored.add(parent.attr.value)
+                elif not (callable_ and isinstance(parent, cst.Call) and parent.func is node):
+                    failed = True
             parents.append(node)
-            return True
+            return node is not skip
 
         def on_leave(self, original_node: cst.CSTNode) -> None:
             parents.pop()
 
-    method.visit(_Visitor())
+    root.visit(_Visitor())
     return None if failed else uses
 
 
@@ -277,7 +252,7 @@ def _as_function(method: cst.FunctionDef, name: str, stored: list[str]) -> cst.F
     body = [_without_self(statement, me) for statement in block_statements(method.body)]
     if stored:
         declared = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(n)) for n in stored])])
-        docstring = 1 if body and _inert(body[0]) and not isinstance(body[0].body[0], cst.Pass) else 0  # type: ignore[attr-defined]
+        docstring = len(body) - len(body_statements(method))  # after it, if any
         body = [*body[:docstring], declared, *body[docstring:]]
     return method.with_changes(name=cst.Name(name), params=objects.without_self(method.params),
                                body=cst.IndentedBlock(body))
