@@ -29,6 +29,7 @@ import sysconfig
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 # Modules and classes whose attributes a candidate must not leave changed (checked by identity).
@@ -47,17 +48,29 @@ def patches_modules(source: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
+    statements = list(_statements(tree))
     imported = set()
-    for node in ast.walk(tree):
+    for node in statements:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imported.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    for node in ast.walk(tree):
+    for node in statements:
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else (
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
         for target in targets:
             if isinstance(target, ast.Attribute) and _root_name(target) in imported:
                 return True
     return False
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every statement, nested ones too, without the expressions (most of a tree): imports and assignments
+    are statements, and this runs before every candidate."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, ()))
 
 
 def _root_name(node: ast.expr) -> str | None:

@@ -66,6 +66,8 @@ def needs_fresh_interpreter(source: str) -> bool:
     Judged on names (and strings that are just such a name, for ``getattr``), never on comments or longer
     words: a comment about "the environment" sent every candidate of a program to a fresh interpreter.
     """
+    if not any(name in source for name in ENVIRONMENT_NAMES):
+        return False  # tokenizing is the slow part of this check, made before every candidate
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
