@@ -7,7 +7,7 @@ types below, with fields of the declared types, and raises :class:`ProtocolError
 
 Flows: reducer -> zygote :class:`Run`, :class:`Cancel`, :class:`Exit`; zygote -> reducer :class:`Ready`,
 :class:`Finished`, :class:`Abandoned`; zygote -> runner :class:`Candidate`; runner, own child or fresh
-interpreter -> its parent :class:`Report`.
+interpreter -> its parent :class:`Report`; runner -> zygote, after its report, :class:`Settled`.
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ class How:
     """Where a candidate ran, for the pool's statistics."""
 
     runner: str  # "new" or "reused" warm runner, or "fork" (a child of its own)
-    retired: tuple[str, ...] = ()  # why the runner went after it, if it did
+    # Why runners went since the last reply: after this candidate (it hung, ...), or after the one before,
+    # found when that runner put its state back (which it does after reporting).
+    retired: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,10 +108,17 @@ class Candidate:
 @dataclasses.dataclass(frozen=True)
 class Report:
     outcome: Outcome
-    dirt: tuple[str, ...] = ()  # why a warm runner cannot go on (state it could not put back)
 
 
-Message = Union[Run, Cancel, Exit, Ready, Finished, Abandoned, Candidate, Report]
+@dataclasses.dataclass(frozen=True)
+class Settled:
+    """A runner has put its state back after its candidate (it does so after reporting, while the reducer
+    decides what to run next)."""
+
+    dirt: tuple[str, ...] = ()  # why it cannot go on (state it could not put back); it exits if any
+
+
+Message = Union[Run, Cancel, Exit, Ready, Finished, Abandoned, Candidate, Report, Settled]
 _TYPES: dict[str, type] = {cls.__name__: cls for cls in typing.get_args(Message)}
 _NESTED: dict[str, type] = {cls.__name__: cls for cls in (Job, How)}
 

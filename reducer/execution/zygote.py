@@ -47,8 +47,8 @@ from reducer.execution.fresh import CANDIDATE_FILENAME, empty_directory, finishe
 from reducer.execution.isolation import Snapshot, patches_modules
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
-    Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Report, Run, decode, encode,
-    receive, send,
+    Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Report, Run, Settled, decode,
+    encode, receive, send,
 )
 from reducer.execution.runner import run_and_judge
 from reducer.execution.sandbox import Sandbox, memory_outcome
@@ -60,6 +60,7 @@ LOWERING_PRELOAD = ("jax._src.compilation_cache", "jaxlib.mlir._mlir_libs._mlirH
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
 WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
 CANCEL_GRACE = 0.1  # seconds a cancelled candidate may still take to finish and keep its runner
+SETTLE_SECONDS = 5.0  # how long a runner may take to put its state back after a candidate (it takes ms)
 NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
 
 
@@ -136,6 +137,7 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
             os._exit(0)
         if isinstance(message, Run):
             send(conn, zygote.serve(message.job))
+            zygote.settle()  # while the reducer decides and builds what to run next
         elif isinstance(message, Exit):
             os._exit(0)
         # a Cancel that arrives after its candidate finished is stale: ignore it
@@ -152,6 +154,7 @@ class _Runner:
     scratch: str  # the one directory it may write; its candidates run in a subdirectory emptied after each
     memory: str  # its memory cgroup ("": its memory is watched instead)
     served: int = 0
+    settled: bool = True  # whether it has put its state back since its last report
 
 
 class Zygote:
@@ -165,6 +168,7 @@ class Zygote:
         self.memory_groups = memory_groups  # where each runner and own child gets a capped memory cgroup
         self.forks = 0
         self.oom_killed = False  # whether the OOM killer struck in the last ended runner's memory cgroup
+        self.retired: tuple[str, ...] = ()  # why runners went since the last reply (see How.retired)
 
     def _memory_cgroup(self) -> str:
         """A new memory cgroup capped at the candidate's limit for the next fork ("" where there is none: the
@@ -176,6 +180,16 @@ class Zygote:
 
     def serve(self, job: Job) -> Finished | Abandoned:
         """Run one candidate; the reply for the reducer."""
+        self.settle()
+        reply = self._serve(job)
+        earlier, self.retired = self.retired, ()
+        return dataclasses.replace(reply, how=dataclasses.replace(reply.how, retired=earlier + reply.how.retired))
+
+    def settle(self) -> None:
+        """Wait until the runner has put its state back after its last candidate; retire it if it could not."""
+        self.retired += self._settled()
+
+    def _serve(self, job: Job) -> Finished | Abandoned:
         if job.in_place and not job.memory_mb and not patches_modules(job.source):
             if job.writes_cache and self.cache_dir and self.sandbox.enabled:
                 return self._writing_cache(job)
@@ -195,13 +209,14 @@ class Zygote:
             self._end_runner()
         self.runner = self._fork_runner(writes_cache=True)
         reply = self._on_runner(job)
+        retired = reply.how.retired + self._settled()
         if self.runner is not None:
             self._end_runner()
-        clean = isinstance(reply, Finished) and not reply.how.retired and reply.outcome.kind is not Kind.TIMEOUT
+        clean = isinstance(reply, Finished) and not retired and reply.outcome.kind is not Kind.TIMEOUT
         if not clean:
             # Killed, or it left threads running: an entry may be half written (jax writes them in place).
             empty_directory(self.cache_dir)
-        how = How("new", reply.how.retired or ("wrote the cache",))
+        how = How("new", retired or ("wrote the cache",))
         return dataclasses.replace(reply, how=how)
 
     def _on_runner(self, job: Job) -> Finished | Abandoned:
@@ -223,10 +238,23 @@ class Zygote:
             send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         runner = self.runner
         runner.served += 1
-        try:
-            return self._await_runner(runner, job, workdir, start, runner_how, cpu_start)
-        finally:
-            empty_directory(runner.scratch)
+        return self._await_runner(runner, job, workdir, start, runner_how, cpu_start)
+
+    def _settled(self) -> tuple[str, ...]:
+        """Wait for the runner's word that it put its state back, then empty its scratch directory; why it
+        had to go, if it did (it could not put something back, died, or took too long)."""
+        runner = self.runner
+        if runner is None or runner.settled:
+            return ()
+        readable, _, _ = select.select([runner.conn, runner.exit_fd], [], [], SETTLE_SECONDS)
+        settled = _settled_from(runner.conn) if runner.conn in readable else None
+        why = ("did not settle",) if settled is None else settled.dirt
+        if why:
+            self._end_runner()
+            return why
+        runner.settled = True
+        empty_directory(runner.scratch)
+        return ()
 
     def _await_runner(self, runner: _Runner, job: Job, workdir: str, start: float, runner_how: str,
                       cpu_start: float) -> Finished | Abandoned:
@@ -266,9 +294,11 @@ class Zygote:
                 return Finished(outcome, How(runner_how, ("memory",)))
             if report is not None:
                 cpu = cpu_used() if _measures_cpu(job) else 0.0
-                retired = report.dirt or (("lifetime",) if runner.served >= RUNNER_LIFETIME else ())
+                retired = ("lifetime",) if runner.served >= RUNNER_LIFETIME else ()
                 if retired:
                     self._end_runner()
+                else:
+                    runner.settled = False  # it puts its state back now: see _settled
                 outcome = dataclasses.replace(report.outcome, seconds=time.perf_counter() - start, cpu_seconds=cpu)
                 return Finished(outcome, How(runner_how, retired))
             if runner.exit_fd in readable or runner.conn in readable:  # died, or garbled its reply
@@ -377,6 +407,13 @@ def _report_from(conn: Connection) -> Report | None:
     """The runner's report, or None if it died or wrote something else (its candidate may have)."""
     try:
         return receive(conn, Report)  # type: ignore[return-value]
+    except (EOFError, OSError, ProtocolError):
+        return None
+
+
+def _settled_from(conn: Connection) -> Settled | None:
+    try:
+        return receive(conn, Settled)  # type: ignore[return-value]
     except (EOFError, OSError, ProtocolError):
         return None
 
@@ -558,8 +595,10 @@ def _runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache:
         Path(program).write_text(candidate.source)
         outcome = run_and_judge(candidate.source, program, candidate.check)
         os.dup2(null, 2)
+        # The outcome first: the reducer decides on it while this runner puts its state back.
+        send(conn, Report(outcome))
         dirt = snapshot.restore(candidate.workdir, candidate.sys_path) + _children_left(sandbox)
-        send(conn, Report(outcome, tuple(dirt)))
+        send(conn, Settled(tuple(dirt)))
         if dirt:
             return
 

@@ -133,9 +133,14 @@ def test_program_modules_are_imported_afresh_by_each_candidate(tmp_path):
 
 def test_a_child_process_left_running_retires_the_runner(pool):
     source = "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-    retired = pool.stats.retired["a child process is still running"]
+    retired, runners = pool.stats.retired["a child process is still running"], pool.stats.runners
     assert run(pool, source).kind is Kind.SUCCESS
+    # The runner tidies up after reporting, so the pool hears why it went with its worker's next reply (on a
+    # new runner); a run on each of the pool's two workers makes sure that reply came.
+    for _ in range(2):
+        assert run(pool, "x = 1\n").kind is Kind.SUCCESS
     assert pool.stats.retired["a child process is still running"] == retired + 1
+    assert pool.stats.runners >= runners + 1
 
 
 @pytest.mark.parametrize("source,patches", [

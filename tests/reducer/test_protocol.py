@@ -9,7 +9,8 @@ import pytest
 
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
-    Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Report, Run, decode, encode,
+    Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Report, Run, Settled, decode,
+    encode,
 )
 
 MESSAGES = [
@@ -21,6 +22,7 @@ MESSAGES = [
     Abandoned(How("fork")),
     Candidate("print(1)\n", "/tmp/w", "", b"p"),
     Report(Outcome(Kind.CRASH, signal=6, stderr_tail="F0000 check failed")),
+    Settled(("a thread is still running",)), Settled(),
 ]
 
 
