@@ -256,7 +256,7 @@ def _judge(program: Program, options: Options, criterion: Criterion, original: O
         # The user's unmodified program: its runs there (only) fill the pool's compilation cache.
         checking = pool.program(program.directory, criterion.check, original=program.source)
         warm = warm_limits(checking, program.source, original, criterion, fresh_timeout, options.flaky,
-                           program.name)
+                           program.name, _side_by_side(options))
         if warm is not None and options.timeout is None:
             executor, timeout = dataclasses.replace(warm_executor, cpu_budget=warm.cpu_budget), warm.timeout
         elif warm is not None:

@@ -160,10 +160,11 @@ class WarmLimits:
 
 
 def warm_limits(executor: Executor, source: str, original: Outcome, criterion: Signature | Criterion,
-                timeout: float, flaky: Flaky | None = None, name: str = "the program") -> WarmLimits | None:
+                timeout: float, flaky: Flaky | None = None, name: str = "the program",
+                parallel: int = 1) -> WarmLimits | None:
     """A candidate's limits on warm workers, or None if the workers do not reproduce the original's outcome
     (then candidates use fresh interpreters). InputError if the warm runs disagree among themselves (and
-    ``flaky`` does not allow it).
+    ``flaky`` does not allow it). Up to ``parallel`` runs go at once.
 
     The timeout is 10x the original's run there (at least 2 s, at most ``timeout``): a fresh interpreter's
     run includes Python's start and `import jax`, so a timeout derived from it lets every hanging candidate
@@ -174,7 +175,9 @@ def warm_limits(executor: Executor, source: str, original: Outcome, criterion: S
     come before the timeout anyway."""
     if isinstance(criterion, Signature):
         criterion = Criterion(criterion)
-    runs = [run_once(executor, source, timeout) for _ in range(flaky.runs if flaky else CHECK_RUNS)]
+    with SideBySide(parallel) as side:
+        started = [side.run(executor, source, timeout) for _ in range(flaky.runs if flaky else CHECK_RUNS)]
+        runs = [future.result() for future in started]
     same = [r for r in runs if criterion.same(original, r)]
     if flaky is None and 0 < len(same) < len(runs):
         agreed(runs, criterion, name, None, "warm workers")  # raises: the runs disagree
