@@ -254,13 +254,14 @@ def _assert_no_node_twice(module: cst.Module) -> None:
     module.visit(_Once())
 
 
-def test_inlining_finds_dead_definitions_like_the_cleanup_pass():
+@pytest.mark.parametrize("program", ["14_cond_branch_shape", "04_vit_pos_embed", "47_batchnorm_state_leak"])
+def test_inlining_finds_dead_definitions_like_the_cleanup_pass(program):
     # Python's parser answers "read nowhere" without libcst's scope analysis; the answer must match it.
     from reducer.search.passes import InlinePass
     from reducer.search.passes import cleanup
     from reducer.search.passes.base import apply_edits
 
-    source = (Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / "14_cond_branch_shape.py").read_text()
+    source = (Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / f"{program}.py").read_text()
     module = cst.parse_module(source)
     compared = 0
     for edit in InlinePass().edits(module):
@@ -273,3 +274,18 @@ def test_inlining_finds_dead_definitions_like_the_cleanup_pass():
         assert [id(n) for n in quick] == [id(n) for n in exact]
         compared += 1
     assert compared >= 5
+
+
+@pytest.mark.parametrize("source,dead", [
+    ('class Foo:\n    pass\ndef f(x: "Foo"):\n    return x\n', []),  # read by a string annotation
+    ('class Foo:\n    pass\nx: "list[Foo]" = []\n', []),
+    ('import typing\nclass Foo:\n    pass\ny = typing.cast("Foo", 1)\n', []),  # and by typing's cast
+    ('class Foo:\n    pass\nprint("Foo", {"Foo": 1}["Foo"])\n', ["Foo"]),  # other strings read nothing
+])
+def test_strings_read_a_name_where_libcst_reads_them(source, dead):
+    from reducer.search.passes import cleanup
+
+    module = cst.parse_module(source)
+    exact = [d.node.name.value for d in UnusedDefinitionsPass().edits(module) if cleanup.defines(d.node, {"Foo"})]
+    quick = [d.node.name.value for d in cleanup.unused_definitions_of(module, {"Foo"})]
+    assert quick == exact == dead

@@ -94,7 +94,7 @@ def unused_definitions_of(module: cst.Module, names: set[str]) -> Sequence[Edit]
     if not names:
         return []
     code = module.code
-    if any(name in _SCOPE_NAMES for name in names) or _unsure(ast.parse(code), names):
+    if any(name in _SCOPE_NAMES for name in names) or _unsure(ast.parse(code), names, "typing" in code):
         return [edit for edit in UnusedDefinitionsPass().edits(module) if defines(edit.node, names)]
     top = symtable.symtable(code, "<candidate>", "exec")
     used = {name: _binding_scopes(top, name) for name in names}
@@ -105,15 +105,28 @@ def unused_definitions_of(module: cst.Module, names: set[str]) -> Sequence[Edit]
 _SCOPE_NAMES = {"lambda", "listcomp", "setcomp", "dictcomp", "genexpr"}  # symbol tables of expressions
 
 
-def _unsure(tree: ast.Module, names: set[str]) -> bool:
+def _unsure(tree: ast.Module, names: set[str], typing: bool) -> bool:
+    """Whether a name may be read where the symbol tables do not show it. libcst reads a string as code only
+    in an annotation or, with ``typing`` in the program, in typing's subscripts, casts and TypeVars: other
+    strings (messages, dict keys, docstrings) are no reads, and counting them sent most candidates of a
+    program with `params["embed"]` and a function `embed` to the slow analysis."""
+    annotations: list[ast.AST] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in names:
             return True
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del) and node.id in names:
             return True
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(n in node.value for n in names):
+        if typing and _names_a(node, names):
             return True
-    return False
+        annotation = getattr(node, "annotation", None) or getattr(node, "returns", None)
+        if isinstance(node, (ast.arg, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)) and annotation:
+            annotations.append(annotation)
+    return any(_names_a(node, names) for annotation in annotations for node in ast.walk(annotation))
+
+
+def _names_a(node: ast.AST, names: set[str]) -> bool:
+    """Whether ``node`` is a string that contains one of ``names``."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and any(n in node.value for n in names)
 
 
 def _binding_scopes(top: symtable.SymbolTable, name: str) -> set[int]:
