@@ -6,8 +6,9 @@ of two ways:
 
 * **in place, on a runner** (the default): a child forked from the zygote that starts the backend once
   and then runs candidate after candidate in its own interpreter, so jax's in-memory caches and the
-  backend stay warm (a small candidate costs a few milliseconds instead of ~80). Between candidates the
-  runner restores or checks everything a candidate could leave behind (:mod:`reducer.execution.isolation`); when
+  backend stay warm (a small candidate costs a few milliseconds instead of ~80). Between candidates, after
+  reporting the outcome, the runner restores or checks everything a candidate could leave behind
+  (:mod:`reducer.execution.isolation`); when
   it cannot vouch for its state, or the candidate crashed, hung or was cancelled and did not finish within
   a short grace, the runner goes and the next candidate gets a new one, forked from the pristine zygote in
   ~20 ms.
