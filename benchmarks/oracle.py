@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reducer.execution.fresh import FreshExecutor  # noqa: E402
 from reducer.execution.pool import PoolExecutor  # noqa: E402
+from reducer.execution.sandbox import Sandbox  # noqa: E402
 
 REPRO = "import jax.numpy as jnp\njnp.ones((2, 3)) + jnp.ones((4, 5))\n"
 EMPTY = "raise ValueError('overhead only')\n"
@@ -51,7 +52,9 @@ def main() -> None:
     # (label, jobs, options): the previous design (a child forked per candidate), each improvement, both jobs.
     configs = [
         ("pool, child per candidate", 1, dict(in_place=False, share_compilations=False)),
-        ("pool, child per candidate, shared compilations", 1, dict(in_place=False)),
+        # Under the sandbox only the original's runs write the cache (none here): sharing needs --no-sandbox.
+        ("pool, child per candidate, shared compilations (--no-sandbox)", 1,
+         dict(in_place=False, sandbox=Sandbox(enabled=False))),
         ("pool, warm runner (default)", 1, {}),
         ("pool, child per candidate", 2, dict(in_place=False, share_compilations=False)),
         ("pool, warm runner (default)", 2, {}),
