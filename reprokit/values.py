@@ -22,7 +22,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import sys
+import tempfile
 from typing import Any
 
 from reprokit.records import known_fields
@@ -90,8 +92,17 @@ def _key_literal(key: Any) -> str | None:
     return None
 
 
-def fact_of(value: Any, depth: int = 0) -> ValueFact:
-    """The :class:`ValueFact` of ``value`` (exact types only: a subclass may behave differently)."""
+def private_places() -> tuple[str, ...]:
+    """This run's own directories (its working and temporary directory, its home): a worker or fresh
+    interpreter makes new ones for every run, so a string that names them is no constant of the program."""
+    places = {os.getcwd(), tempfile.gettempdir(), os.environ.get("HOME", "")}
+    return tuple(sorted(p for p in places if len(p.strip(os.sep)) > 0))
+
+
+def fact_of(value: Any, depth: int = 0, private: tuple[str, ...] = ()) -> ValueFact:
+    """The :class:`ValueFact` of ``value`` (exact types only: a subclass may behave differently). A string
+    that contains one of the ``private`` directories is ``other``: a constant naming it would differ from
+    run to run (a path under the run's temporary directory)."""
     if value is None:
         return ValueFact(NONE)
     core, jax, np = sys.modules.get("jax._src.core"), sys.modules.get("jax"), sys.modules.get("numpy")
@@ -108,15 +119,20 @@ def fact_of(value: Any, depth: int = 0) -> ValueFact:
             return _other(value)
         return ValueFact(SCALAR, literal=repr(value))
     if type(value) is str:
-        return ValueFact(STR, literal=repr(value)) if len(value) <= MAX_STR else _other(value)
+        if len(value) > MAX_STR or any(place in value for place in private):
+            return _other(value)
+        return ValueFact(STR, literal=repr(value))
     if type(value) in (tuple, list) and len(value) <= MAX_ITEMS and depth < MAX_DEPTH:
         return ValueFact(TUPLE if type(value) is tuple else LIST,
-                         items=tuple(fact_of(item, depth + 1) for item in value))
+                         items=tuple(fact_of(item, depth + 1, private) for item in value))
     if type(value) is dict and len(value) <= MAX_ITEMS and depth < MAX_DEPTH:
         keys = [_key_literal(key) for key in value]
         if None in keys:
             return _other(value)
-        return ValueFact(DICT, keys=tuple(keys), items=tuple(fact_of(item, depth + 1) for item in value.values()))  # type: ignore[arg-type]
+        if any(place in key for key in keys for place in private):  # type: ignore[operator]
+            return _other(value)
+        items = tuple(fact_of(item, depth + 1, private) for item in value.values())
+        return ValueFact(DICT, keys=tuple(keys), items=items)  # type: ignore[arg-type]
     return _other(value)
 
 
@@ -126,11 +142,12 @@ class Probe:
 
     def __init__(self) -> None:
         self.facts: dict[int, ValueFact] = {}
+        self.private = private_places()
 
     def __call__(self, k: int, value: Any) -> Any:
         if k not in self.facts:
             try:
-                self.facts[k] = fact_of(value)
+                self.facts[k] = fact_of(value, private=self.private)
             except Exception:  # noqa: BLE001 - odd objects (a broken __eq__, a failing .shape) must not change the run
                 self.facts[k] = ValueFact(OTHER)
         return value

@@ -7,6 +7,7 @@ import json
 import textwrap
 
 import libcst as cst
+import pytest
 
 import reducer
 from reducer.judging.observe import Observer
@@ -98,6 +99,21 @@ def test_facts_are_reported_when_the_program_fails_and_not_when_it_crashes(pool)
     observer = Observer(pool, TIMEOUT)
     assert observer(crashing) is None
     assert (observer.runs, observer.failed) == (1, 1)
+
+
+@pytest.mark.parametrize("where", ["pool", "fresh"])
+def test_a_string_naming_the_runs_own_directory_is_no_constant(where, request):
+    """A path under the capture run's private directory differs from run to run: offered as a constant, it
+    would make the candidates (and perhaps the result) differ between two reductions of the same input."""
+    probed = ("import os, tempfile\n"
+              "a = __jr_probe__(0, os.path.join(tempfile.gettempdir(), 'train.jsonl'))\n"
+              "b = __jr_probe__(1, {'path': os.getcwd(), 'name': 'train.jsonl'})\n"
+              "c = __jr_probe__(2, os.path.join('data', 'train.jsonl'))\n")
+    facts = Observer(request.getfixturevalue(where), TIMEOUT)(probed)
+    assert facts == {0: ValueFact("other", type_name="builtins.str"),
+                     1: ValueFact("dict", keys=("'path'", "'name'"), items=(
+                         ValueFact("other", type_name="builtins.str"), ValueFact("str", literal="'train.jsonl'"))),
+                     2: ValueFact("str", literal="'data/train.jsonl'")}
 
 
 def test_fact_records_round_trip_through_json():
