@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 
 from reducer.search.passes import (
-    ConstantPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SingletonPass, SpellingPass, TidyPass,
+    ConstantPass, FStringPartsPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SingletonPass, SpellingPass, TidyPass,
     TupleElementsPass, UnusedParametersPass, UnwrapPass,
 )
 
@@ -1149,3 +1149,18 @@ def test_a_class_stays_when_its_instance_or_self_is_more_than_a_holder_of_attrib
     nested = methods.replace("return x * self.w", "def set():\n            self.w = x\n        set()")
     assert "def set" in nested
     assert flattened(nested + "m = Model()\nm.apply(1)\n") == []  # a nested function assigns a field
+
+
+def test_fstring_parts_go_one_by_one_fields_with_their_specs():
+    source = 'print(f"step {step}: {float(x):.3f}{x!r:>{width}}", f"{y}")\n'
+    assert candidates(FStringPartsPass(), source) == [
+        'print(f"{step}: {float(x):.3f}{x!r:>{width}}", f"{y}")\n',
+        'print(f"step : {float(x):.3f}{x!r:>{width}}", f"{y}")\n',
+        'print(f"step {step}{float(x):.3f}{x!r:>{width}}", f"{y}")\n',
+        'print(f"step {step}: {x!r:>{width}}", f"{y}")\n',
+        'print(f"step {step}: {float(x):.3f}", f"{y}")\n',  # the spec's own field leaves with its field
+        'print(f"step {step}: {float(x):.3f}{x!r:>{width}}", f"")\n',
+    ]
+    assert candidates(FStringPartsPass(), 'print("no {fields}", f"{g(f\'{a}\')}")\n') == [
+        'print("no {fields}", f"")\n',  # a nested f-string leaves with its field
+    ]

@@ -11,6 +11,7 @@ from reducer.search.passes.cleanup import UnusedDefinitionsPass
 from reducer.search.passes.computed import ComputedValuesPass, Observe
 from reducer.search.passes.constants import ConstantPass
 from reducer.search.passes.fields import NamedTupleFieldsPass
+from reducer.search.passes.fstrings import FStringPartsPass
 from reducer.search.passes.hoist import HoistPass
 from reducer.search.passes.independent import IndependentStatementsPass, LinesOf
 from reducer.search.passes.inline import InlinePass
@@ -51,6 +52,8 @@ def default_passes() -> list[Pass]:
         PytreeLeavesPass(),
         NamedTupleFieldsPass(),
         TupleElementsPass(),
+        # An f-string is one token: its fields (and what only they read) and its text go one by one.
+        FStringPartsPass(),
         LiteralPass(),
         ConstantPass(),
         SpellingPass(),
@@ -78,7 +81,7 @@ def statement_passes() -> list[Pass]:
 
 
 __all__ = [
-    "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "HoistPass", "IndependentStatementsPass",
+    "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
     "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "TidyPass",
     "TupleElementsPass", "UnusedDefinitionsPass",
     "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes", "tracing",
