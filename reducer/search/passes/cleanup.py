@@ -88,7 +88,7 @@ def unused_definitions_of(module: cst.Module, names: set[str]) -> Sequence[Edit]
     symbol tables (``symtable``, in C) tell as exactly which scope each read of a name resolves to. A def,
     class or `name = ...` outside class bodies is unused when no read resolves to its scope, which is
     what the cleanup pass finds. Names read in ways the symbol tables do not show as libcst does (a string
-    annotation, `__all__`, `x += 1`, `del x`) get libcst's analysis.
+    annotation or typing's cast, `x += 1`, `del x`) get libcst's analysis.
     """
     names = {name for name in names if name.isidentifier()}  # a method (`Cls.m`) is _dead_methods' business
     if not names:
