@@ -7,8 +7,8 @@ import textwrap
 import libcst as cst
 
 from reducer.search.passes import (
-    ConstantPass, FStringPartsPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SingletonPass, SpellingPass, TidyPass,
-    TupleElementsPass, UnusedParametersPass, UnwrapPass,
+    ConstantPass, FStringPartsPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SingletonPass, SpellingPass,
+    TidyPass, TupleElementsPass, UnusedParametersPass, UnwrapPass,
 )
 
 
