@@ -180,8 +180,8 @@ class Zygote:
         return platform.memory_cgroup(f"c{self.forks}", self.sandbox.memory_bytes, self.memory_groups)
 
     def serve(self, job: Job) -> Finished | Abandoned:
-        """Run one candidate; the reply for the reducer."""
-        self.settle()
+        """Run one candidate; the reply for the reducer. The caller calls :meth:`settle` after sending it
+        (before the next ``serve``), so that the runner's tidying up overlaps the reducer's own work."""
         reply = self._serve(job)
         earlier, self.retired = self.retired, ()
         return dataclasses.replace(reply, how=dataclasses.replace(reply.how, retired=earlier + reply.how.retired))
