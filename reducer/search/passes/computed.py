@@ -24,7 +24,9 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
 
-from reducer.search.passes.base import REMOVE, Edit, EditPass, apply_edits, is_valid_python, visited
+from reducer.search.passes.base import (
+    REMOVE, Edit, EditPass, apply_edits, is_valid_python, module_code, module_size, visited,
+)
 from reducer.search.passes.names import fit, import_aliases
 from reducer.search.size import Size
 from reprokit.values import (
@@ -387,7 +389,7 @@ class ComputedValuesPass(EditPass):
             return []
         spelling = Spelling.of(module)
         uses = visited(module, _Uses())
-        size = Size.of(module.code)
+        size = _size(module)
         edits: list[Edit] = []
         for k, node in enumerate(nodes):
             fact = facts.get(k)
@@ -403,7 +405,7 @@ class ComputedValuesPass(EditPass):
             freed = freed_lines(uses, node)
             if freed:  # first, so a subset holding both makes the bigger cut
                 edit = ValueEdit(node, replacement, tuple((line, REMOVE) for line in freed), needs=missing)
-                if Size.of(self.apply(module, [edit]).code) < size:  # type: ignore[union-attr]
+                if _size(self.apply(module, [edit])) < size:  # type: ignore[arg-type]
                     edits.append(edit)
             if Size.of(code) < Size.of(module.code_for_node(node).strip()):
                 edits.append(ValueEdit(node, replacement, needs=missing))
@@ -413,6 +415,11 @@ class ComputedValuesPass(EditPass):
         result = apply_edits(module, edits)
         needs = [m for m in (JNP, NP) if any(m in getattr(edit, "needs", ()) for edit in edits)]
         return with_imports(result, needs) if needs else result
+
+
+def _size(module: cst.Module) -> Size:
+    # From the per-statement cache: an edit changes one statement, not the whole program's code.
+    return module_size(module, module_code(module))
 
 
 def with_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
