@@ -26,6 +26,7 @@ from libcst.metadata import ScopeProvider
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, visited
 from reducer.search.passes.names import import_aliases, qualified_name
+from reducer.search.passes.traversal import walk
 from reducer.search.size import Size
 
 _LITERAL_CONSTRUCTORS = {"numpy.array", "numpy.asarray", "jax.numpy.array", "jax.numpy.asarray"}
@@ -163,7 +164,7 @@ class ArrayLiteralsPass(EditPass):
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         aliases = import_aliases(module)
         collector = _Collector(aliases)
-        module.visit(collector)
+        walk(module, collector)
         unused = _unused_constants(module, aliases)
         # First, one edit that drops every array constant nothing reads (a repro's sliced-away inputs), so the
         # first candidate (every edit) both drops those and replaces the rest.

@@ -17,6 +17,7 @@ from typing import Protocol, TypeVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from reducer.search.passes.traversal import Wrapper, child_links
 from reducer.search.size import Size, counts
 
 
@@ -322,21 +323,7 @@ def _above(parents: dict[int, cst.CSTNode], changed: Iterable[int]) -> set[int]:
 
 
 def _parent_links(module: cst.Module) -> dict[int, cst.CSTNode]:
-    links: dict[int, cst.CSTNode] = {}
-    path: list[cst.CSTNode] = []
-
-    class _Links(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if path:
-                links[id(node)] = path[-1]
-            path.append(node)
-            return True
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            path.pop()
-
-    module.visit(_Links())
-    return links
+    return {id(child): parent for child, parent in child_links(module)}
 
 
 class EditPass:
@@ -415,7 +402,7 @@ def metadata(module: cst.Module) -> MetadataWrapper:
     for wrapper in _WRAPPERS:
         if wrapper.module is module:
             return wrapper
-    _WRAPPERS.insert(0, MetadataWrapper(module, unsafe_skip_copy=True))
+    _WRAPPERS.insert(0, Wrapper(module, unsafe_skip_copy=True))
     del _WRAPPERS[_KEEP_WRAPPERS:]
     return _WRAPPERS[0]
 

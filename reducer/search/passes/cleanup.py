@@ -17,9 +17,10 @@ import symtable
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import ClassScope, ParentNodeProvider, ScopeProvider
+from libcst.metadata import ClassScope, ScopeProvider
 
 from reducer.search.passes.base import Edit, EditPass, block_statements, metadata
+from reducer.search.passes.traversal import Parents, walk
 
 
 def _bound_name(alias: cst.ImportAlias) -> str:
@@ -52,7 +53,7 @@ class UnusedDefinitionsPass(EditPass):
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         wrapper = metadata(module)
         scopes = wrapper.resolve(ScopeProvider)
-        parents = wrapper.resolve(ParentNodeProvider)
+        parents = wrapper.resolve(Parents)
         found: dict[int, cst.CSTNode] = {}
         for scope in {s for s in scopes.values() if s is not None}:
             if isinstance(scope, ClassScope):
@@ -227,5 +228,5 @@ def _preorder(module: cst.Module) -> list[cst.CSTNode]:
             nodes.append(node)
             return True
 
-    module.visit(_Order())
+    walk(module, _Order())
     return nodes

@@ -22,12 +22,13 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
+from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from reducer.search.passes.base import (
     REMOVE, Edit, EditPass, apply_edits, is_valid_python, module_code, module_size, visited,
 )
 from reducer.search.passes.names import fit, import_aliases
+from reducer.search.passes.traversal import Parents, walk
 from reducer.search.size import Size
 from reprokit.values import (
     DICT, JAX, LIST, NONE, NUMPY, NUMPY_SCALAR, PROBE, SCALAR, STR, TRACER, TUPLE, ValueFact,
@@ -51,7 +52,7 @@ class ValueEdit(Edit):
 class _Targets(cst.CSTVisitor):
     """The replaceable expressions of a module, in source order (outer before inner)."""
 
-    METADATA_DEPENDENCIES = (ExpressionContextProvider, ParentNodeProvider)
+    METADATA_DEPENDENCIES = (ExpressionContextProvider, Parents)
 
     def __init__(self) -> None:
         super().__init__()
@@ -110,7 +111,7 @@ class _Targets(cst.CSTVisitor):
             self.skip(node.name)
         if isinstance(node, (cst.Call, cst.Subscript, cst.Attribute, cst.Name)) and self._loaded(node):
             self.nodes.append(node)
-            self.parents[id(node)] = self.get_metadata(ParentNodeProvider, node)
+            self.parents[id(node)] = self.get_metadata(Parents, node)
         return super().on_visit(node)
 
     def _loaded(self, node: cst.CSTNode) -> bool:
@@ -311,7 +312,7 @@ def _names_in(node: cst.CSTNode) -> list[cst.Name]:
         def visit_Name(self, name: cst.Name) -> None:
             found.append(name)
 
-    node.visit(_Collect())
+    walk(node, _Collect())
     return found
 
 

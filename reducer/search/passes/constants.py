@@ -18,16 +18,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
+from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, visited
 from reducer.search.passes.names import import_aliases, literal_shape, names_in
+from reducer.search.passes.traversal import Parents
 
 CONSTANTS = (cst.Float("1.0"), cst.Integer("0"))
 
 
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider)
+    METADATA_DEPENDENCIES = (Parents, ExpressionContextProvider)
 
     def __init__(self, module: cst.Module):
         super().__init__()
@@ -36,7 +37,7 @@ class _Collector(cst.CSTVisitor):
         self.edits: list[Edit] = []
 
     def _replaceable(self, node: cst.BaseExpression) -> bool:
-        parent = self.get_metadata(ParentNodeProvider, node, None)
+        parent = self.get_metadata(Parents, node, None)
         if isinstance(parent, (cst.Expr, cst.Decorator, cst.WithItem)):
             return False  # a statement of its own (statement removal's job), a decorator, a context manager
         if isinstance(parent, cst.Call) and parent.func is node:

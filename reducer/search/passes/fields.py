@@ -21,6 +21,7 @@ import libcst as cst
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, block_statements
 from reducer.search.passes.names import import_aliases, qualified_name
+from reducer.search.passes.traversal import walk
 
 
 def _fields(cls: cst.ClassDef) -> list[cst.CSTNode] | None:
@@ -100,7 +101,7 @@ class NamedTupleFieldsPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         collector = _Collector(module)
-        module.visit(collector)
+        walk(module, collector)
         edits: list[Edit] = []
         for name, cls in collector.classes.items():
             calls = collector.calls.get(name, [])

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass
+from reducer.search.passes.traversal import walk
 
 
 class _Parts(cst.CSTVisitor):
@@ -35,5 +36,5 @@ class FStringPartsPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         parts = _Parts()
-        module.visit(parts)
+        walk(module, parts)
         return [Edit(part, REMOVE) for part in parts.parts]

@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import ProviderT
 
 from reducer.search.passes.base import Edit, apply_edits, metadata
+from reducer.search.passes.traversal import walk
 
 
 class Analysis:
@@ -102,7 +103,7 @@ class PassGroup:
         for kind in kinds:
             for node_type, handler in kind(analysis, found).handlers():
                 handlers.setdefault(node_type, []).append(handler)
-        module.visit(_Dispatch(handlers, self.prune))
+        walk(module, _Dispatch(handlers, self.prune))
         return found
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:

@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider
+from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from reducer.search.passes.base import REMOVE, Edit, block_statements
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, literal_int, name_uses,
                                          names_in, own_functions, parenthesize, parenthesize_always, qualified_name,
                                          substitute)
+from reducer.search.passes.traversal import Parents
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -224,7 +225,7 @@ class HoistAnalysis(Analysis):
     """What the hoist sub-passes read: parents, load/store contexts, the module's imports, its generator
     functions and how often each name is used."""
 
-    METADATA = (ParentNodeProvider, ExpressionContextProvider)
+    METADATA = (Parents, ExpressionContextProvider)
 
     def __init__(self, module: cst.Module):
         super().__init__(module)
@@ -240,7 +241,7 @@ class HoistAnalysis(Analysis):
 
     def replacements(self, node: cst.BaseExpression, parts: Sequence[cst.BaseExpression]) -> list[Edit]:
         """``node`` replaced by each of ``parts``, parenthesised as its parent needs."""
-        parent = self.get(ParentNodeProvider, node, None)
+        parent = self.get(Parents, node, None)
         return [Edit(node, fit(parent, part)) for part in parts]
 
 
@@ -362,7 +363,7 @@ class Receiver(_HoistSubPass):
             self.offer_parts(node, [node.value])
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        parent = self.analysis.get(ParentNodeProvider, node, None)
+        parent = self.analysis.get(Parents, node, None)
         called = isinstance(parent, cst.Call) and parent.func is node
         on_module = isinstance(node.value, cst.Name) and node.value.value in self.analysis.modules
         if self.analysis.loads(node) and not called and not on_module and not isinstance(node.value, cst.Attribute):
@@ -474,8 +475,8 @@ class EtaReduction(_HoistSubPass):
         self.offer_parts(node, _eta_reduced(node, self.analysis.own if self._given_to_jax(node) else None))
 
     def _given_to_jax(self, node: cst.Lambda) -> bool:
-        arg = self.analysis.get(ParentNodeProvider, node)
-        call = self.analysis.get(ParentNodeProvider, arg) if isinstance(arg, cst.Arg) else None
+        arg = self.analysis.get(Parents, node)
+        call = self.analysis.get(Parents, arg) if isinstance(arg, cst.Arg) else None
         return isinstance(call, cst.Call) and qualified_name(call.func, self.analysis.aliases).startswith("jax")
 
 
@@ -507,7 +508,7 @@ class Branch(_HoistSubPass):
     name = "hoist.branch"
 
     def visit_If(self, node: cst.If) -> None:
-        if isinstance(self.analysis.get(ParentNodeProvider, node, None), cst.If):
+        if isinstance(self.analysis.get(Parents, node, None), cst.If):
             return  # an elif: collapsed with its `if`
         self.offer(Edit(node, cst.FlattenSentinel(block_statements(node.body))))
         if isinstance(node.orelse, cst.Else):

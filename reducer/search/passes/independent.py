@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements, metadata
+from reducer.search.passes.traversal import walk
 
 LinesOf = Callable[[str], "tuple[int, ...] | None"]
 
@@ -128,7 +129,7 @@ def _bound(alias: cst.ImportAlias) -> str:
 
 def _names(statement: cst.CSTNode, skip: frozenset[int] = frozenset()) -> _Names:
     names = _Names(skip)
-    statement.visit(names)
+    walk(statement, names)
     return names
 
 
@@ -157,7 +158,7 @@ def _innermost_def(module: cst.Module, line: int, positions) -> cst.FunctionDef 
             if where is not None and where.start.line <= line <= where.end.line:
                 found.append(node)  # visited outermost first, so the last one is the innermost
 
-    module.visit(Finder())
+    walk(module, Finder())
     return found[-1] if found else None
 
 

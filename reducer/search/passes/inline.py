@@ -25,8 +25,7 @@ import json
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import (ExpressionContext, ExpressionContextProvider, GlobalScope,
-                             ParentNodeProvider, ScopeProvider)
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, GlobalScope, ScopeProvider
 
 from reducer.search.passes import objects
 from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements
@@ -35,6 +34,8 @@ from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.hoist import parallel_assign, unpacked_targets
 from reducer.search.passes.names import (dict_entries, fit, import_aliases, literal_int, names_in, qualified_name,
                                          substitute)
+from reducer.search.passes.traversal import Parents, walk
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InlineEdit(Edit):
@@ -78,7 +79,7 @@ def _has_inner_exit(statements: Sequence[cst.BaseStatement]) -> bool:
             return not isinstance(node, (cst.FunctionDef, cst.Lambda))
 
     for statement in statements:
-        statement.visit(_Exits())
+        walk(statement, _Exits())
     return found
 
 
@@ -222,7 +223,7 @@ def _class_defs(module: cst.Module) -> list[cst.ClassDef]:
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
             found.append(node)
 
-    module.visit(_Classes())
+    walk(module, _Classes())
     return found
 
 
@@ -230,7 +231,7 @@ class InlineAnalysis(Analysis):
     """What the inline sub-passes read: parents, scopes, load/store contexts and the module's imports, with
     the queries they share (what a called name is bound to, the uses of a name bound once)."""
 
-    METADATA = (ParentNodeProvider, ScopeProvider, ExpressionContextProvider)
+    METADATA = (Parents, ScopeProvider, ExpressionContextProvider)
 
     def __init__(self, module: cst.Module):
         super().__init__(module)
@@ -239,7 +240,7 @@ class InlineAnalysis(Analysis):
         self._assigned: dict[int, tuple[str, list[cst.Name]] | None] = {}
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.get(ParentNodeProvider, node, None)
+        return self.get(Parents, node, None)
 
     def scope(self, node: cst.CSTNode):
         return self.get(ScopeProvider, node, None)
@@ -316,7 +317,7 @@ class InlineAnalysis(Analysis):
                     order[id(node)] = len(order)
                     return True
 
-            self.module.visit(_Walk())
+            walk(self.module, _Walk())
         return self._order[id(node)]
 
     def assigned(self, node: cst.Assign) -> tuple[str, list[cst.Name]] | None:
@@ -378,7 +379,7 @@ class InlineAnalysis(Analysis):
                 if isinstance(node.func, cst.Name) and node.func.value in classes:
                     found.setdefault(node.func.value, []).append(node)
 
-        self.module.visit(_Calls())
+        walk(self.module, _Calls())
         return found
 
     @functools.cached_property
@@ -1176,14 +1177,14 @@ def _single_load(expr: cst.BaseExpression, name: str) -> cst.Name | None:
                 found.append(node)
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
+            walk(node.value, self)
             return False  # `x.h` is not a read of h
 
         def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
+            walk(node.value, self)
             return False  # nor is the keyword in `f(h=1)`
 
-    expr.visit(_Loads())
+    walk(expr, _Loads())
     return found[0] if len(found) == 1 and not nested else None
 
 
@@ -1229,7 +1230,7 @@ def assigned_names(statements: Sequence[cst.BaseStatement]) -> set[str]:
             return False
 
     for statement in statements:
-        statement.visit(_Targets())
+        walk(statement, _Targets())
     return found
 
 
@@ -1284,12 +1285,12 @@ def _dead_methods(module: cst.Module, sources: set[str]) -> list[Edit]:
 
         def leave_AssignTarget(self, original_node: cst.AssignTarget) -> None:
             if isinstance(original_node.target, cst.Attribute):
-                original_node.target.value.visit(self)
+                walk(original_node.target.value, self)
 
         def visit_Attribute(self, node: cst.Attribute) -> None:
             read.add(node.attr.value)
 
-    module.visit(_Attributes())
+    walk(module, _Attributes())
     found = []
     for statement in module.body:
         if isinstance(statement, cst.ClassDef):

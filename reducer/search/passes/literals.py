@@ -18,10 +18,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, ParentNodeProvider, ScopeProvider
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, ScopeProvider
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, visited
 from reducer.search.passes.names import fit, import_aliases, literal_shape
+from reducer.search.passes.traversal import Parents
 
 SIMPLER_DTYPES = {"bfloat16": "float32", "float16": "float32", "float64": "float32", "int64": "int32",
                   "complex128": "complex64"}
@@ -45,7 +46,7 @@ def smaller_ints(value: int) -> list[int]:
 
 
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (ParentNodeProvider, ExpressionContextProvider, ScopeProvider)
+    METADATA_DEPENDENCIES = (Parents, ExpressionContextProvider, ScopeProvider)
 
     def __init__(self, module: cst.Module) -> None:
         super().__init__()
@@ -60,7 +61,7 @@ class _Collector(cst.CSTVisitor):
         self.unpackings: list[tuple[cst.SimpleStatementLine, list[tuple[str, int]], list[cst.Integer] | None]] = []
 
     def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.get_metadata(ParentNodeProvider, node, None)
+        return self.get_metadata(Parents, node, None)
 
     def _is_store(self, node: cst.CSTNode) -> bool:
         return self.get_metadata(ExpressionContextProvider, node, None) in (ExpressionContext.STORE,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from reducer.search.passes.traversal import walk
+
 
 def import_aliases(module: cst.Module) -> dict[str, str]:
     """Local name -> qualified module or object, from the module's top-level imports."""
@@ -99,7 +101,7 @@ def own_functions(module: cst.Module) -> set[str]:
             if isinstance(node.value, cst.Lambda):
                 found.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
 
-    module.visit(_Definitions())
+    walk(module, _Definitions())
     return found
 
 
@@ -114,7 +116,7 @@ def names_in(node: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
         def visit_Name(self, name: cst.Name) -> None:
             found.add(name.value)
 
-    node.visit(_Names())
+    walk(node, _Names())
     return found
 
 
@@ -225,7 +227,7 @@ def name_uses(module: cst.Module) -> dict[str, int]:
         def visit_Name(self, node: cst.Name) -> None:
             counts[node.value] = counts.get(node.value, 0) + 1
 
-    module.visit(_Count())
+    walk(module, _Count())
     return counts
 
 

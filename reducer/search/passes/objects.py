@@ -16,6 +16,7 @@ import libcst as cst
 
 from reducer.search.passes.base import block_statements
 from reducer.search.passes.names import qualified_name
+from reducer.search.passes.traversal import walk
 
 
 def methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
@@ -106,7 +107,7 @@ def attribute_stores(module: cst.Module) -> dict[str, int]:
         def visit_For(self, node: cst.For) -> None:
             count(node.target)
 
-    module.visit(_Stores())
+    walk(module, _Stores())
     return counts
 
 
@@ -192,5 +193,5 @@ def mutated_attributes(module: cst.Module) -> set[str]:
                     and isinstance(func.value, cst.Attribute)):
                 found.add(func.value.attr.value)
 
-    module.visit(_Mutations())
+    walk(module, _Mutations())
     return found

@@ -22,10 +22,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, metadata
 from reducer.search.passes.names import import_aliases, name_uses, names_in, qualified_name
+from reducer.search.passes.traversal import Parents, walk
 from reducer.search.passes.unwrap import is_transform
 
 _POSITION_FREE = {"has_aux", "inline", "keep_unused"}  # keywords of a transformation that do not refer to argument positions
@@ -86,12 +87,12 @@ class _CallSites:
     def __init__(self, module: cst.Module):
         wrapper = metadata(module)
         self.scopes = wrapper.resolve(ScopeProvider)
-        self.parents = wrapper.resolve(ParentNodeProvider)
+        self.parents = wrapper.resolve(Parents)
         self.uses = name_uses(module)  # counts attribute names too, and a class's own name
         self.aliases = import_aliases(module)
         self.attributes: dict[str, list[cst.Attribute]] = {}
         self.defs: dict[str, int] = {}
-        module.visit(_Index(self.attributes, self.defs))
+        walk(module, _Index(self.attributes, self.defs))
 
     def of(self, function: cst.FunctionDef, scope) -> tuple[list[cst.Call] | None, int]:
         """The calls of ``function`` and how many leading parameters they do not pass; None when some use of

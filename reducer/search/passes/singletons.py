@@ -23,6 +23,7 @@ from reducer.search.passes import objects
 from reducer.search.passes.base import REMOVE, Edit, EditPass, Replacement, block_statements
 from reducer.search.passes.inline import assigned_names, bind_arguments, body_statements
 from reducer.search.passes.names import names_in
+from reducer.search.passes.traversal import walk
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
@@ -189,7 +190,7 @@ def _attribute_uses(root: cst.CSTNode, definition: cst.Name, skip: cst.CSTNode |
         def on_leave(self, original_node: cst.CSTNode) -> None:
             parents.pop()
 
-    root.visit(_Visitor())
+    walk(root, _Visitor())
     return None if failed else uses
 
 
@@ -217,14 +218,14 @@ def _name_nodes(module: cst.Module, skip: cst.CSTNode | None = None) -> list[cst
             found.append(node)
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
+            walk(node.value, self)
             return False
 
         def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
+            walk(node.value, self)
             return False
 
-    module.visit(_Names())
+    walk(module, _Names())
     return found
 
 

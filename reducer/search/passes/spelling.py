@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider
 
 from reducer.search.passes.base import REMOVE, Edit
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.names import fit, import_aliases, parenthesize, qualified_name
+from reducer.search.passes.traversal import Parents, walk
 
 # NumPy-style functions that are their operator on arrays.
 _OPERATORS: dict[str, type[cst.BaseBinaryOp]] = {
@@ -29,7 +29,7 @@ _LIBRARIES = ("jax.numpy", "numpy")
 
 
 class SpellingAnalysis(Analysis):
-    METADATA = (ParentNodeProvider,)
+    METADATA = (Parents,)
 
     def __init__(self, module: cst.Module):
         super().__init__(module)
@@ -54,7 +54,7 @@ class Operator(_SpellingSubPass):
             return
         left, right = (_operand(arg.value, operator) for arg in node.args)
         spelled = cst.BinaryOperation(left, operator(), right)
-        self.offer(Edit(node, fit(self.analysis.get(ParentNodeProvider, node), spelled)))
+        self.offer(Edit(node, fit(self.analysis.get(Parents, node), spelled)))
 
 
 def _operand(value: cst.BaseExpression, operator: type[cst.BaseBinaryOp]) -> cst.BaseExpression:
@@ -78,7 +78,7 @@ class OneLibrary(_SpellingSubPass):
         if imported is None:
             return
         reads = _AttributeBases(numpy)
-        node.visit(reads)
+        walk(node, reads)
         if reads.other or not reads.bases:
             return  # `np` passed or rebound somewhere: not only attributes
         renamed = tuple((base, cst.Name(jnp)) for base in reads.bases)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.search.passes.base import Edit, EditPass
+from reducer.search.passes.traversal import walk
 
 _CLAUSES = (cst.Else, cst.Finally, cst.ExceptHandler)
 
@@ -43,7 +44,7 @@ class StatementPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         collector = _Collector()
-        module.visit(collector)
+        walk(module, collector)
         # A lone `pass` is listed too: where its block has other statements it can go (where it is the
         # only one, removing it gives the same program back, which the engine skips without running).
         # Last statement first: a chunk that removes a use comes before the chunk that removes what it used,

@@ -17,6 +17,7 @@ import libcst as cst
 
 from reducer.search.passes.base import Edit, EditPass
 from reducer.search.passes.names import parenthesize
+from reducer.search.passes.traversal import walk
 
 
 def _plain(node: cst.Tuple) -> bool:
@@ -56,7 +57,7 @@ class TupleElementsPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         collector = _Collector()
-        module.visit(collector)
+        walk(module, collector)
         edits: list[Edit] = []
         for length, tuples in sorted(collector.by_length.items(), reverse=True):
             if length < 2:

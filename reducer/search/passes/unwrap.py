@@ -32,6 +32,7 @@ from libcst.helpers import get_full_name_for_node
 from reducer.search.passes.base import REMOVE, Edit, EditPass
 from reducer.search.passes.names import (as_jax_constructor, import_aliases, last_part, names_in, own_functions,
                                          parenthesize, qualified_name, substitute)
+from reducer.search.passes.traversal import walk
 
 TRANSFORMS = {
     "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",
@@ -150,7 +151,7 @@ def _numpy_constructors_as_jax(module: cst.Module, aliases: dict[str, str]) -> t
             if converted is not None:
                 found.append((node, converted))
 
-    module.visit(_Finder())
+    walk(module, _Finder())
     return tuple(found)
 
 
@@ -237,7 +238,7 @@ def _rule_statements(module: cst.Module, function: str) -> list[cst.CSTNode]:
                 if (get_full_name_for_node(decorator.decorator) or "") == f"{function}.defjvp":
                     found.append(node)
 
-    module.visit(_Finder())
+    walk(module, _Finder())
     return found
 
 
@@ -248,5 +249,5 @@ class UnwrapPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         collector = _Collector(module)
-        module.visit(collector)
+        walk(module, collector)
         return collector.edits
