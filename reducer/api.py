@@ -23,7 +23,7 @@ from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
-from reducer.files import Program, check_output, default_output, read_program, write_atomically
+from reducer.files import NewestWriter, Program, check_output, default_output, read_program
 from reducer.judging.checks import (
     INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_limits,
 )
@@ -118,18 +118,18 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Op
     if output is None and program.path is not None:
         output = default_output(program.path)
     check_output(program, output)
-    keep = _keeper(output)
-    merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
-    with judged(program, options, workers, merge) as judge:
-        keep(judge.source)
-        reduction, oracle = search(judge.source, judge, options, keep, on_progress)
-    index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
-                                   judge.fresh, judge.as_user, _side_by_side(options))
-    final = reduction.history[index]
-    signature = judge.criterion.describe(judge.original)
-    provenance = provenance_of(program.source, options, signature)
-    result = with_header(provenance.header(), final)
-    keep(result)
+    with _keeper(output) as keep:
+        merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
+        with judged(program, options, workers, merge) as judge:
+            keep(judge.source)
+            reduction, oracle = search(judge.source, judge, options, keep, on_progress)
+        index, disagreements = confirm(reduction.history, judge.criterion, judge.original, judge.fresh_timeout,
+                                       judge.fresh, judge.as_user, _side_by_side(options))
+        final = reduction.history[index]
+        signature = judge.criterion.describe(judge.original)
+        provenance = provenance_of(program.source, options, signature)
+        result = with_header(provenance.header(), final)
+        keep(result)
     return Result(
         input=program.path, output=output, signature=signature,
         original=judge.original, source=result, provenance=provenance,
@@ -346,9 +346,12 @@ def _lowered_progress(on_progress: Callable[[Progress], None] | None,
     return report
 
 
-def _keeper(output: str | None) -> Callable[[str], None]:
-    def keep(best: str) -> None:
-        if output is not None:
-            write_atomically(output, best)
-
-    return keep
+@contextlib.contextmanager
+def _keeper(output: str | None) -> Iterator[Callable[[str], None]]:
+    """Where the best program so far goes: ``output``, written in the background, the newest version on
+    disk when the block ends (normally, on an error, or on Ctrl-C)."""
+    if output is None:
+        yield lambda best: None
+        return
+    with NewestWriter(output) as writer:
+        yield writer.write

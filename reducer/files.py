@@ -9,10 +9,10 @@ from pathlib import Path
 import libcst as cst
 
 from reducer.judging.checks import InputError
-from reprokit.files import same_file, write_atomically
+from reprokit.files import NewestWriter, same_file, write_atomically
 
-__all__ = ["Program", "check_output", "check_syntax", "default_output", "program_dir", "read_program", "same_file",
-           "write_atomically"]
+__all__ = ["NewestWriter", "Program", "check_output", "check_syntax", "default_output", "program_dir", "read_program",
+           "same_file", "write_atomically"]
 
 
 @dataclasses.dataclass(frozen=True)

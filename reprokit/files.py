@@ -34,6 +34,68 @@ def write_atomically(path: str, data: str | bytes) -> None:
     _fsync_directory(directory)
 
 
+class NewestWriter:
+    """Keeps ``path`` holding the newest of a stream of versions, written atomically by a thread of its own.
+
+    :meth:`write` returns at once (a search accepts a smaller program every few milliseconds, and a write
+    with its two fsyncs would hold up the next candidate); versions that arrive while one is being written
+    replace each other, so only the newest waiting one is written next. :meth:`close` (or leaving the
+    ``with`` block, also on an exception or Ctrl-C) returns once the newest version is on disk, and
+    re-raises an error the thread met writing.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self._changed = threading.Condition()
+        self._waiting: str | bytes | None = None
+        self._closing = False
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=f"writer {os.path.basename(path)}")
+        self._thread.start()
+
+    def write(self, data: str | bytes) -> None:
+        with self._changed:
+            self._raise_error()
+            self._waiting = data
+            self._changed.notify()
+
+    def close(self) -> None:
+        with self._changed:
+            self._closing = True
+            self._changed.notify()
+        self._thread.join()
+        self._raise_error()
+
+    def __enter__(self) -> NewestWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        try:
+            self.close()
+        except Exception:
+            if exc_type is None:
+                raise  # else the error already leaving the block is the one to see
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while self._waiting is None and not self._closing:
+                    self._changed.wait()
+                data, self._waiting = self._waiting, None
+                if data is None:
+                    return  # closing, and nothing left to write
+            try:
+                write_atomically(self.path, data)
+            except BaseException as error:  # noqa: BLE001 - handed to the caller's next write or close
+                with self._changed:
+                    self._error = error
+
+
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether two paths name one file: the same inode (symlinks, hard links) or, if one does not exist
     yet, the same resolved path."""
