@@ -7,7 +7,7 @@ module several times. :func:`walk` makes the same calls on a ``CSTVisitor`` in t
 (``on_visit``, ``on_visit_attribute``, ``on_leave_attribute``, ``on_leave``) without rebuilding anything;
 tests compare the two call by call on every corpus program. :class:`Wrapper` is a ``MetadataWrapper`` whose
 walks (its own, and those that resolve batchable providers) use it, and :class:`Parents` is libcst's
-``ParentNodeProvider`` read straight from the nodes' fields.
+``ParentNodeProvider`` read straight from the nodes, without a visitor.
 """
 
 from __future__ import annotations
