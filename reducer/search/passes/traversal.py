@@ -39,19 +39,18 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
 # The attributes libcst visits, in its order, per node class: read once from the class's own
 # `_visit_and_replace_children` (source order, which is not always the fields' order: an `IfExp` visits its
 # body before its test). The one attribute visited only when present is an f-string field's format spec.
-_ORDERS: dict[type, tuple[str, ...]] = {}
-_SPEC_ORDERS: dict[tuple[type, bool], tuple[str, ...]] = {}
+_ORDERS: dict[Any, tuple[str, ...]] = {}  # by class; by (class, spec is None) for a class with a format spec
 
 
 def _visit_order(node: cst.CSTNode) -> tuple[str, ...]:
-    cls = type(node)
-    order = _ORDERS.get(cls)
+    key: Any = type(node)
+    order = _ORDERS.get(key)
     if order is None:
-        if "format_spec" not in cls.__dataclass_fields__:  # type: ignore[attr-defined]
-            order = _ORDERS[cls] = _recorded_order(node)
-        else:
-            key = (cls, getattr(node, "format_spec") is None)
-            order = _SPEC_ORDERS.get(key) or _SPEC_ORDERS.setdefault(key, _recorded_order(node))
+        if "format_spec" in key.__dataclass_fields__:
+            key = (key, getattr(node, "format_spec") is None)
+            order = _ORDERS.get(key)
+        if order is None:
+            order = _ORDERS[key] = _recorded_order(node)
     return order
 
 
