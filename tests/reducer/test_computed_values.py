@@ -196,7 +196,7 @@ def test_without_an_observer_the_pass_proposes_nothing_and_is_bound_by_observing
     computed = [p for p in bound if p.name == "computed-values"]
     assert len(computed) == 1 and computed[0].observe is not None and computed[0].edits(module) == []
     names = [p.name for p in default_passes()]
-    assert names.index("statements") < names.index("computed-values") < names.index("inline")
+    assert names.index("computed-values") < names.index("statements") < names.index("inline")
 
 
 ENV_PROGRAM = textwrap.dedent('''\

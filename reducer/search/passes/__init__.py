@@ -35,14 +35,16 @@ def default_passes() -> list[Pass]:
         # Then: on a tracker repro one test replaces every array literal (often most of its tokens), and
         # every later candidate is smaller to build; measured in benchmarks/arrays-results.md.
         ArrayLiteralsPass(),
+        # Before statement removal: one test that replaces a value computed through many statements (a
+        # model's forward pass, a parsed file) with a constructor leaves those statements dead, and the
+        # statement passes then delete them in a few large chunks instead of trying them one by one. Before
+        # inline and hoist too, whose many small edits it makes unnecessary (corpus programs 43, 47, 49:
+        # about the same tokens in 17-25% fewer tests than after hoist; benchmarks/computed-values-results.md).
+        # The dead-code passes then delete what fed the values.
+        ComputedValuesPass(),
         StatementPass(),
         UnusedDefinitionsPass(),
         UnwrapPass(),
-        # After statement removal, so its one capture run sees a smaller program; before inline and hoist,
-        # whose many small edits it makes unnecessary when a whole value goes at once (measured on corpus
-        # programs 43, 47, 49: about the same tokens in 17-25% fewer tests than after hoist;
-        # benchmarks/computed-values-results.md). The dead-code passes then delete what fed the values.
-        ComputedValuesPass(),
         # Before inline: a class with one instance becomes module code in one test, not method by method.
         SingletonPass(),
         InlinePass(),
