@@ -76,7 +76,7 @@ FACTS = {
 
 def test_instrumentation_wraps_the_replaceable_expressions_only():
     module = cst.parse_module(PROGRAM)
-    nodes, _ = targets(module)
+    nodes = targets(module).nodes
     assert instrument(module, nodes) == PROBED
 
 
@@ -285,7 +285,7 @@ def test_a_replaced_call_takes_the_top_level_definitions_only_it_used():
         rule.defvjp(None, None)
         y = rule(1.0) + keep(2.0)
     '''))
-    nodes, _ = targets(module)
+    nodes = targets(module).nodes
     k = [module.code_for_node(n) for n in nodes].index("rule(1.0)")
     pass_ = ComputedValuesPass(lambda probed: {k: ValueFact("jax", dtype="float32", weak_type=True)})
     edit = next(e for e in pass_.edits(module) if e.extra)
@@ -295,3 +295,47 @@ def test_a_replaced_call_takes_the_top_level_definitions_only_it_used():
             return v
         y = jax.numpy.asarray(0.0) + keep(2.0)
     ''')
+
+
+LOOP_PROGRAM = textwrap.dedent('''\
+    import jax
+    import numpy as np
+    keys = jax.random.split(jax.random.PRNGKey(0), 3)
+    for k, c in zip(keys, np.arange(3)):
+        pool = np.ones(c + 1)
+        jax.random.choice(k, len(pool), (2,), replace=False)
+    for i in range(3):
+        if i:
+            break
+''')
+
+
+def test_a_loop_becomes_one_pass_with_the_variables_its_body_reads_bound_to_their_values(pool):
+    """`k` (read by the body) is bound to a key of the kind the capture saw, `c` too; the iterable and
+    `keys`, which only it read, go. The loop holding `break` is offered nothing (its body alone would not
+    compile)."""
+    module = cst.parse_module(LOOP_PROGRAM)
+    pass_ = ComputedValuesPass(Observer(pool, TIMEOUT))
+    loops = [e for e in pass_.edits(module) if isinstance(e.node, cst.For)]
+    assert len(loops) == 1
+    assert pass_.apply(module, loops).code == textwrap.dedent('''\
+        import jax
+        import numpy as np
+        k = jax.numpy.zeros(2, jax.numpy.uint32)
+        c = np.int64(0)
+        pool = np.ones(c + 1)
+        jax.random.choice(k, len(pool), (2,), replace=False)
+        for i in range(3):
+            if i:
+                break
+    ''')
+
+
+def test_loop_variables_the_body_does_not_read_are_not_bound():
+    module = cst.parse_module("import jax\nfor i, x in enumerate(xs):\n    y = f(x) + g(x)\n")
+    nodes = targets(module).nodes
+    facts = {k: ValueFact("jax", shape=(2,), dtype="float32") for k, n in enumerate(nodes)
+             if isinstance(n, cst.Name) and n.value == "x"}
+    pass_ = ComputedValuesPass(lambda probed: facts)
+    loops = [e for e in pass_.edits(module) if isinstance(e.node, cst.For)]
+    assert pass_.apply(module, loops).code == "import jax\nx = jax.numpy.zeros(2)\ny = f(x) + g(x)\n"

@@ -12,6 +12,8 @@ built outside a reduction) it proposes nothing.
 
 Replaceable: calls, subscripts, attribute reads and names in load context, except a call's callee, targets
 of assignments, decorators, annotations, imports, f-strings and names declared ``global``/``nonlocal``.
+A plain `for` loop (no `else`, no `break`/`continue`) may become one pass of its body, the
+loop variables the body reads bound to constructors of the values their first reads saw.
 An edit is offered only where its constructor is smaller than the expression, and kept only when the oracle
 finds the original's signature (a tracer replaced by a constant usually loses a concretization error: fine).
 """
@@ -19,13 +21,13 @@ finds the original's signature (a tracer replaced by a constant usually loses a 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from reducer.search.passes.base import (
-    REMOVE, Edit, EditPass, apply_edits, is_valid_python, module_code, module_size, visited,
+    REMOVE, Edit, EditPass, apply_edits, block_statements, is_valid_python, module_code, module_size, visited,
 )
 from reducer.search.passes.names import fit, import_aliases
 from reducer.search.passes.traversal import Parents, walk
@@ -62,6 +64,7 @@ class _Targets(cst.CSTVisitor):
         self.declared: set[str] = set()  # names declared global or nonlocal somewhere
         self.definitions: set[str] = set()  # names a top-level import, def or class binds: no values to see
         self.discarded = 0  # id of the value of the expression statement being visited
+        self.loops: list[cst.For] = []  # plain `for` loops, without `else`, in source order
 
     def skip(self, *nodes: cst.CSTNode | None) -> None:
         self.skipped.update(id(node) for node in nodes if node is not None)
@@ -99,6 +102,8 @@ class _Targets(cst.CSTVisitor):
             self.skip(node.target)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
             self.skip(node.target)
+            if isinstance(node, cst.For) and node.asynchronous is None and node.orelse is None:
+                self.loops.append(node)
         elif isinstance(node, cst.WithItem):
             self.skip(node.asname)
         elif isinstance(node, cst.Del):
@@ -124,12 +129,20 @@ class _Targets(cst.CSTVisitor):
         return self.get_metadata(ExpressionContextProvider, node, None) is ExpressionContext.LOAD
 
 
-def targets(module: cst.Module) -> tuple[list[cst.BaseExpression], dict[int, cst.CSTNode]]:
-    """The expressions of ``module`` the pass may replace, numbered by their position in this list, and
-    their parents (by node id)."""
+@dataclasses.dataclass(frozen=True)
+class Targets:
+    """What the pass may replace in a module: expressions, numbered by their position in ``nodes``, their
+    parents (by node id), and the plain `for` loops (one pass of the body, with the loop variables bound)."""
+
+    nodes: list[cst.BaseExpression]
+    parents: dict[int, cst.CSTNode]
+    loops: list[cst.For]
+
+
+def targets(module: cst.Module) -> Targets:
     found = visited(module, _Targets())
     nodes = [n for n in found.nodes if not (isinstance(n, cst.Name) and n.value in found.declared)]
-    return nodes, found.parents
+    return Targets(nodes, found.parents, found.loops)
 
 
 class _Instrument(cst.CSTTransformer):
@@ -379,7 +392,8 @@ class ComputedValuesPass(EditPass):
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         if self.observe is None:
             return []
-        nodes, parents = targets(module)
+        found = targets(module)
+        nodes = found.nodes
         if not nodes:
             return []
         probed = instrument(module, nodes)
@@ -399,7 +413,7 @@ class ComputedValuesPass(EditPass):
                 continue
             code, needs = built
             try:
-                replacement = fit(parents.get(id(node)), cst.parse_expression(code))
+                replacement = fit(found.parents.get(id(node)), cst.parse_expression(code))
             except cst.ParserSyntaxError:
                 continue
             missing = tuple(m for m in spelling.missing if m in needs)
@@ -410,12 +424,76 @@ class ComputedValuesPass(EditPass):
                     edits.append(edit)
             if Size.of(code) < Size.of(module.code_for_node(node).strip()):
                 edits.append(ValueEdit(node, replacement, needs=missing))
+        for loop in found.loops:
+            edit = _one_pass(loop, nodes, facts, spelling, uses)
+            if edit is not None and _size(self.apply(module, [edit])) < size:  # type: ignore[arg-type]
+                edits.append(edit)
         return edits
 
     def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
         result = apply_edits(module, edits)
         needs = [m for m in (JNP, NP) if any(m in getattr(edit, "needs", ()) for edit in edits)]
         return with_imports(result, needs) if needs else result
+
+
+def _one_pass(loop: cst.For, nodes: Sequence[cst.BaseExpression], facts: Mapping[int, ValueFact],
+              spelling: Spelling, uses: _Uses) -> ValueEdit | None:
+    """`for k, c in zip(keys, xs): body` -> `k = jnp.zeros(2, jnp.uint32)` and the body: the loop variables
+    the body reads bound to constructors of the values their first reads saw, the iterable gone (with what
+    only it read). Syntax alone can bind them only to `next(iter(...))` of the iterable, which is larger
+    than the loop and keeps what computes the iterable."""
+    names = _plain_names(loop.target)
+    body = block_statements(loop.body)
+    if names is None or any(isinstance(n, (cst.Break, cst.Continue)) for n in _descendants(loop.body)):
+        return None
+    inside = {id(n) for n in _names_in(loop.body)}
+    first: dict[str, int] = {}
+    for k, node in enumerate(nodes):
+        if isinstance(node, cst.Name) and node.value in names and id(node) in inside:
+            first.setdefault(node.value, k)
+    bindings: list[cst.BaseStatement] = []
+    needs: set[str] = set()
+    for name in names:
+        if name not in first:
+            continue  # not read by the body: not bound
+        fact = facts.get(first[name])
+        built = constructor(fact, spelling) if fact is not None else None
+        if built is None:
+            return None
+        bindings.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                            cst.parse_expression(built[0]))]))
+        needs |= built[1]
+    freed = freed_lines(uses, loop.iter)
+    missing = tuple(m for m in spelling.missing if m in needs)
+    return ValueEdit(loop, cst.FlattenSentinel([*bindings, *body]), tuple((line, REMOVE) for line in freed),
+                     needs=missing)
+
+
+def _plain_names(target: cst.BaseExpression) -> list[str] | None:
+    """`k` -> [k]; `k, (c, d)` -> [k, c, d]; None for anything but names (attributes, subscripts, stars)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names: list[str] = []
+        for element in target.elements:
+            inner = _plain_names(element.value) if isinstance(element, cst.Element) else None
+            if inner is None:
+                return None
+            names += inner
+        return names
+    return None
+
+
+def _descendants(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+
+    class _Collect(cst.CSTVisitor):
+        def on_visit(self, visiting: cst.CSTNode) -> bool:
+            found.append(visiting)
+            return True
+
+    walk(node, _Collect())
+    return found
 
 
 def _size(module: cst.Module) -> Size:
