@@ -137,23 +137,29 @@ def fact_of(value: Any, depth: int = 0, private: tuple[str, ...] = ()) -> ValueF
 
 
 class Probe:
-    """``__jr_probe__(k, value)``: records the fact of the first value expression ``k`` produced and returns
-    the value unchanged (later values of ``k`` cost a dictionary lookup)."""
+    """``__jr_probe__(k, value)``: keeps the last value expression ``k`` produced (the one the failing
+    iteration of a loop saw, where the first would be an earlier iteration's) and returns it unchanged; the
+    facts are taken when the run ends, so a probe costs one dictionary store however often it runs."""
 
     def __init__(self) -> None:
-        self.facts: dict[int, ValueFact] = {}
-        self.private = private_places()
+        self.values: dict[int, Any] = {}
 
     def __call__(self, k: int, value: Any) -> Any:
-        if k not in self.facts:
-            try:
-                self.facts[k] = fact_of(value, private=self.private)
-            except Exception:  # noqa: BLE001 - odd objects (a broken __eq__, a failing .shape) must not change the run
-                self.facts[k] = ValueFact(OTHER)
+        self.values[k] = value
         return value
 
+    def facts(self) -> dict[int, ValueFact]:
+        private = private_places()
+        facts: dict[int, ValueFact] = {}
+        for k, value in sorted(self.values.items()):
+            try:
+                facts[k] = fact_of(value, private=private)
+            except Exception:  # noqa: BLE001 - odd objects (a broken __eq__, a failing .shape) must not end the report
+                facts[k] = ValueFact(OTHER)
+        return facts
+
     def report(self) -> str:
-        return json.dumps({str(k): fact.to_json() for k, fact in sorted(self.facts.items())})
+        return json.dumps({str(k): fact.to_json() for k, fact in self.facts().items()})
 
 
 class ValuesReport(Exception):

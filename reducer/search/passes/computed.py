@@ -6,14 +6,15 @@ Syntax cannot tell that `data[k]` is a float array of shape (1,); the program's 
 asks for the facts (:mod:`reprokit.values`): it wraps every expression it may replace as
 ``__jr_probe__(k, expr)`` and hands that source to ``observe``, a callable the user layer builds from the
 judging layer (:class:`reducer.judging.observe.Observer`) that runs it once, sandboxed, on the current
-program, and returns what each ``k`` produced first (or None: the pass then proposes nothing). A pass knows
+program, and returns what each ``k`` produced last (or None: the pass then proposes nothing). A pass knows
 no processes, so it gets the capture run as that narrow callable and nothing else; without one (a pass list
 built outside a reduction) it proposes nothing.
 
 Replaceable: calls, subscripts, attribute reads and names in load context, except a call's callee, targets
-of assignments, decorators, annotations, imports, f-strings and names declared ``global``/``nonlocal``.
+of assignments, decorators, annotations, imports, f-strings, `while` conditions and names declared
+``global``/``nonlocal``.
 A plain `for` loop (no `else`, no `break`/`continue`) may become one pass of its body, the
-loop variables the body reads bound to constructors of the values their first reads saw.
+loop variables the body reads bound to constructors of the values their first reads saw last.
 An edit is offered only where its constructor is smaller than the expression, and kept only when the oracle
 finds the original's signature (a tracer replaced by a constant usually loses a concretization error: fine).
 """
@@ -108,6 +109,8 @@ class _Targets(cst.CSTVisitor):
             self.skip(node.asname)
         elif isinstance(node, cst.Del):
             return False
+        elif isinstance(node, cst.While):
+            self.skip(node.test)  # a constant there loops forever (`while step < n`) or never: a timeout or nothing
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             self.skip(node.name)
         elif isinstance(node, cst.Param):
@@ -439,7 +442,7 @@ class ComputedValuesPass(EditPass):
 def _one_pass(loop: cst.For, nodes: Sequence[cst.BaseExpression], facts: Mapping[int, ValueFact],
               spelling: Spelling, uses: _Uses) -> ValueEdit | None:
     """`for k, c in zip(keys, xs): body` -> `k = jnp.zeros(2, jnp.uint32)` and the body: the loop variables
-    the body reads bound to constructors of the values their first reads saw, the iterable gone (with what
+    the body reads bound to constructors of the values their first reads saw last, the iterable gone (with what
     only it read). Syntax alone can bind them only to `next(iter(...))` of the iterable, which is larger
     than the loop and keeps what computes the iterable."""
     names = _plain_names(loop.target)
