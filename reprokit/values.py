@@ -143,17 +143,18 @@ class Probe:
 
     def __init__(self) -> None:
         self.values: dict[int, Any] = {}
+        self.private = private_places()  # before the program runs: it may change directory
 
     def __call__(self, k: int, value: Any) -> Any:
         self.values[k] = value
         return value
 
     def facts(self) -> dict[int, ValueFact]:
-        private = private_places()
+        """The facts of the values kept (a container the program changed later is seen as it ended)."""
         facts: dict[int, ValueFact] = {}
         for k, value in sorted(self.values.items()):
             try:
-                facts[k] = fact_of(value, private=private)
+                facts[k] = fact_of(value, private=self.private)
             except Exception:  # noqa: BLE001 - odd objects (a broken __eq__, a failing .shape) must not end the report
                 facts[k] = ValueFact(OTHER)
         return facts

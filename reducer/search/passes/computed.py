@@ -13,8 +13,8 @@ built outside a reduction) it proposes nothing.
 Replaceable: calls, subscripts, attribute reads and names in load context, except a call's callee, targets
 of assignments, decorators, annotations, imports, f-strings, `while` conditions and names declared
 ``global``/``nonlocal``.
-A plain `for` loop (no `else`, no `break`/`continue`) may become one pass of its body, the
-loop variables the body reads bound to constructors of the values their first reads saw last.
+A plain `for` loop (no `else`, no `break`/`continue`) may become one pass of its body, the loop variables
+the body reads bound to constructors of their values in the loop's last pass.
 An edit is offered only where its constructor is smaller than the expression, and kept only when the oracle
 finds the original's signature (a tracer replaced by a constant usually loses a concretization error: fine).
 """
@@ -442,9 +442,9 @@ class ComputedValuesPass(EditPass):
 def _one_pass(loop: cst.For, nodes: Sequence[cst.BaseExpression], facts: Mapping[int, ValueFact],
               spelling: Spelling, uses: _Uses) -> ValueEdit | None:
     """`for k, c in zip(keys, xs): body` -> `k = jnp.zeros(2, jnp.uint32)` and the body: the loop variables
-    the body reads bound to constructors of the values their first reads saw last, the iterable gone (with what
-    only it read). Syntax alone can bind them only to `next(iter(...))` of the iterable, which is larger
-    than the loop and keeps what computes the iterable."""
+    the body reads bound to constructors of their values in the last pass (as each one's first read in the
+    body saw it), the iterable gone with what only it read. Syntax alone can bind them only to
+    `next(iter(...))` of the iterable, which is larger than the loop and keeps what computes the iterable."""
     names = _plain_names(loop.target)
     body = block_statements(loop.body)
     if names is None or any(isinstance(n, (cst.Break, cst.Continue)) for n in _descendants(loop.body)):
