@@ -137,30 +137,26 @@ def fact_of(value: Any, depth: int = 0, private: tuple[str, ...] = ()) -> ValueF
 
 
 class Probe:
-    """``__jr_probe__(k, value)``: keeps the last value expression ``k`` produced (the one the failing
-    iteration of a loop saw, where the first would be an earlier iteration's) and returns it unchanged; the
-    facts are taken when the run ends, so a probe costs one dictionary store however often it runs."""
+    """``__jr_probe__(k, value)``: records the fact of the first value expression ``k`` produced and returns
+    the value unchanged (later values of ``k`` cost a dictionary lookup).
+
+    The first, not the last: the last (the failing pass of a loop, where the first pass may not fail) left
+    corpus 47 at 3.1x its minimal instead of 1.7x and changed no other program's result."""
 
     def __init__(self) -> None:
-        self.values: dict[int, Any] = {}
-        self.private = private_places()  # before the program runs: it may change directory
+        self.facts: dict[int, ValueFact] = {}
+        self.private = private_places()
 
     def __call__(self, k: int, value: Any) -> Any:
-        self.values[k] = value
+        if k not in self.facts:
+            try:
+                self.facts[k] = fact_of(value, private=self.private)
+            except Exception:  # noqa: BLE001 - odd objects (a broken __eq__, a failing .shape) must not change the run
+                self.facts[k] = ValueFact(OTHER)
         return value
 
-    def facts(self) -> dict[int, ValueFact]:
-        """The facts of the values kept (a container the program changed later is seen as it ended)."""
-        facts: dict[int, ValueFact] = {}
-        for k, value in sorted(self.values.items()):
-            try:
-                facts[k] = fact_of(value, private=self.private)
-            except Exception:  # noqa: BLE001 - odd objects (a broken __eq__, a failing .shape) must not end the report
-                facts[k] = ValueFact(OTHER)
-        return facts
-
     def report(self) -> str:
-        return json.dumps({str(k): fact.to_json() for k, fact in self.facts().items()})
+        return json.dumps({str(k): fact.to_json() for k, fact in sorted(self.facts.items())})
 
 
 class ValuesReport(Exception):

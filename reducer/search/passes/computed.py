@@ -6,7 +6,7 @@ Syntax cannot tell that `data[k]` is a float array of shape (1,); the program's 
 asks for the facts (:mod:`reprokit.values`): it wraps every expression it may replace as
 ``__jr_probe__(k, expr)`` and hands that source to ``observe``, a callable the user layer builds from the
 judging layer (:class:`reducer.judging.observe.Observer`) that runs it once, sandboxed, on the current
-program, and returns what each ``k`` produced last (or None: the pass then proposes nothing). A pass knows
+program, and returns what each ``k`` produced first (or None: the pass then proposes nothing). A pass knows
 no processes, so it gets the capture run as that narrow callable and nothing else; without one (a pass list
 built outside a reduction) it proposes nothing.
 
@@ -14,7 +14,7 @@ Replaceable: calls, subscripts, attribute reads and names in load context, excep
 of assignments, decorators, annotations, imports, f-strings, `while` conditions and names declared
 ``global``/``nonlocal``.
 A plain `for` loop (no `else`, no `break`/`continue`) may become one pass of its body, the loop variables
-the body reads bound to constructors of their values in the loop's last pass.
+the body reads bound to constructors of their values in the loop's first pass.
 An edit is offered only where its constructor is smaller than the expression, and kept only when the oracle
 finds the original's signature (a tracer replaced by a constant usually loses a concretization error: fine).
 """
@@ -442,8 +442,8 @@ class ComputedValuesPass(EditPass):
 def _one_pass(loop: cst.For, nodes: Sequence[cst.BaseExpression], facts: Mapping[int, ValueFact],
               spelling: Spelling, uses: _Uses) -> ValueEdit | None:
     """`for k, c in zip(keys, xs): body` -> `k = jnp.zeros(2, jnp.uint32)` and the body: the loop variables
-    the body reads bound to constructors of their values in the last pass (as each one's first read in the
-    body saw it), the iterable gone with what only it read. Syntax alone can bind them only to
+    the body reads bound to constructors of their values in the first pass (as each one's first read in
+    the body saw it), the iterable gone with what only it read. Syntax alone can bind them only to
     `next(iter(...))` of the iterable, which is larger than the loop and keeps what computes the iterable."""
     names = _plain_names(loop.target)
     body = block_statements(loop.body)
