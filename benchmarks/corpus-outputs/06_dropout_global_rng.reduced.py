@@ -10,7 +10,7 @@ def next_rng_key():
     global _GLOBAL_KEY
     _GLOBAL_KEY, sub = jax.random.split(_GLOBAL_KEY)
 
-def mse_loss():
+def r2_score():
     next_rng_key()
-for i in range(2):
-    jax.jit(lambda x: mse_loss())(next_rng_key())
+jax.jit(next_rng_key)()
+f"{r2_score():.3f}"

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import functools
 import jax
-functools.partial(jax.jit, static_argnums=2)(lambda *_: None)(None, 1.0, [])
+functools.partial(jax.jit, static_argnums=2)(lambda *_: None)([], (), [])

@@ -6,7 +6,7 @@ import jax
 
 @jax.custom_vjp
 def fake_quant(w):
-    1.0
+    pass
 
 fake_quant.defvjp(lambda w: (w, None), lambda _, g: g)
 jax.value_and_grad(fake_quant)(1.0)

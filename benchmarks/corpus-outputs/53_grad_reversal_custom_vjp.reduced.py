@@ -14,4 +14,5 @@ grad_reverse.defvjp(lambda x: (x, None), lambda *_: (jnp.zeros(0),))
 def dann_loss(params):
     w, b = params
     return jnp.mean(grad_reverse(w)), ()
+
 jax.value_and_grad(dann_loss, has_aux=True)((jnp.zeros((0, 0)), 1.0))

@@ -10,8 +10,4 @@ class State(NamedTuple):
     pos: jnp.ndarray
     vel: jnp.ndarray
     energy: jnp.ndarray
-
-def step_physics(state, _):
-    vel_half = state.vel
-    return State(1.0 * vel_half, vel_half + 1.0, 1.0), 1.0
-jax.lax.scan(step_physics, State(jnp.zeros((2, 2), jnp.int32), jnp.zeros((2, 2), jnp.int32), jnp.int32(0)), length=0)
+jax.lax.scan(lambda state, _: (State(1.0 * state.vel, jnp.full((2, 2), 0.0), 1.0), 1.0), State(jnp.zeros((2, 2), jnp.int32), jnp.zeros((2, 2), jnp.int32), jnp.int32(0)), length=0)
