@@ -2,6 +2,6 @@
 # input sha256 ce0f14544235b154d84828a5d4fdadda942e776088b5f193ffca345dfe1721d2
 # signature: ValueError: conv_general_dilated lhs feature dimension size divided by feature_group_count must equal the rhs input feature dimension size, but N // N != N @ jax._src.lax.convolution._conv_general_dilated_shape_rule [jax.lax.conv_general_dilated -> conv_general_dilated(float:4, float:4)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
-import numpy as np
+import jax.numpy as jnp
 from jax import lax
-lax.conv_general_dilated(np.zeros((0, 0, 0, 0)), np.zeros((0, 1, 0, 0)), (0,), 'SAME')
+lax.conv_general_dilated(jnp.zeros((0, 0, 0, 0)), jnp.zeros((0, 1, 0, 0)), (0,), 'SAME')
