@@ -9,7 +9,7 @@ import pytest
 from libcst.metadata import (ExpressionContextProvider, MetadataWrapper, ParentNodeProvider, PositionProvider,
                              ScopeProvider)
 
-from reducer.search.passes.traversal import Parents, Wrapper, child_links, walk
+from reducer.search.passes.traversal import Parents, Wrapper, child_links, preorder, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "benchmarks" / "corpus").glob("*.py")) + sorted(
@@ -98,6 +98,19 @@ def test_walk_makes_libcsts_calls_in_libcsts_order(modules: list[tuple[str, cst.
         walk(module, ours)
         assert ours.calls == theirs.calls, name
         assert len(ours.calls) > 100
+
+
+def test_preorder_lists_the_nodes_libcst_visits_in_its_order(modules: list[tuple[str, cst.Module]]) -> None:
+    for name, module in modules[::5] + modules[-1:]:
+        visited: list[int] = []
+
+        class _Visits(cst.CSTVisitor):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                visited.append(id(node))
+                return True
+
+        module.visit(_Visits())
+        assert [id(node) for node in preorder(module)] == visited, name
 
 
 def test_parents_are_libcsts_parents(modules: list[tuple[str, cst.Module]]) -> None:

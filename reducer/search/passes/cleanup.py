@@ -20,7 +20,7 @@ import libcst as cst
 from libcst.metadata import ClassScope, ScopeProvider
 
 from reducer.search.passes.base import Edit, EditPass, block_statements, metadata
-from reducer.search.passes.traversal import Parents, walk
+from reducer.search.passes.traversal import Parents, preorder
 
 
 def _bound_name(alias: cst.ImportAlias) -> str:
@@ -67,7 +67,7 @@ class UnusedDefinitionsPass(EditPass):
                 for binding in bindings:
                     for node in self._removable(binding, name, parents):
                         found.setdefault(id(node), node)
-        order = {id(node): i for i, node in enumerate(_preorder(module))}
+        order = {id(node): i for i, node in enumerate(preorder(module))}
         return [Edit(node) for node in sorted(found.values(), key=lambda n: order.get(id(n), 0))]
 
     @staticmethod
@@ -218,15 +218,3 @@ def defines(node: cst.CSTNode, names: set[str]) -> bool:
     if isinstance(node, cst.Assign):
         return any(isinstance(t.target, cst.Name) and t.target.value in names for t in node.targets)
     return False
-
-
-def _preorder(module: cst.Module) -> list[cst.CSTNode]:
-    nodes: list[cst.CSTNode] = []
-
-    class _Order(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nodes.append(node)
-            return True
-
-    walk(module, _Order())
-    return nodes

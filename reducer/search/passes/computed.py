@@ -31,7 +31,7 @@ from reducer.search.passes.base import (
     REMOVE, Edit, EditPass, apply_edits, block_statements, is_valid_python, module_code, module_size, visited,
 )
 from reducer.search.passes.names import fit, import_aliases
-from reducer.search.passes.traversal import Parents, walk
+from reducer.search.passes.traversal import Parents, preorder
 from reducer.search.size import Size
 from reprokit.values import (
     DICT, JAX, LIST, NONE, NUMPY, NUMPY_SCALAR, PROBE, SCALAR, STR, TRACER, TUPLE, ValueFact,
@@ -322,14 +322,7 @@ class _Uses(cst.CSTVisitor):
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-    walk(node, _Collect())
-    return found
+    return [n for n in preorder(node) if isinstance(n, cst.Name)]
 
 
 def freed_lines(uses: _Uses, node: cst.CSTNode) -> list[cst.SimpleStatementLine | cst.FunctionDef | cst.ClassDef]:
@@ -447,7 +440,7 @@ def _one_pass(loop: cst.For, nodes: Sequence[cst.BaseExpression], facts: Mapping
     `next(iter(...))` of the iterable, which is larger than the loop and keeps what computes the iterable."""
     names = _plain_names(loop.target)
     body = block_statements(loop.body)
-    if names is None or any(isinstance(n, (cst.Break, cst.Continue)) for n in _descendants(loop.body)):
+    if names is None or any(isinstance(n, (cst.Break, cst.Continue)) for n in preorder(loop.body)):
         return None
     inside = {id(n) for n in _names_in(loop.body)}
     first: dict[str, int] = {}
@@ -485,18 +478,6 @@ def _plain_names(target: cst.BaseExpression) -> list[str] | None:
             names += inner
         return names
     return None
-
-
-def _descendants(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-
-    class _Collect(cst.CSTVisitor):
-        def on_visit(self, visiting: cst.CSTNode) -> bool:
-            found.append(visiting)
-            return True
-
-    walk(node, _Collect())
-    return found
 
 
 def _size(module: cst.Module) -> Size:

@@ -91,6 +91,19 @@ def child_links(module: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.CSTNode]
                     stack.append(child)
 
 
+def preorder(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``node`` and every node a walk reaches below it, in the order the walk visits them."""
+    nodes: list[cst.CSTNode] = []
+
+    class _Order(cst.CSTVisitor):
+        def on_visit(self, visiting: cst.CSTNode) -> bool:
+            nodes.append(visiting)
+            return True
+
+    walk(node, _Order())
+    return nodes
+
+
 class Parents(BaseMetadataProvider["cst.CSTNode"]):
     """libcst's ``ParentNodeProvider`` (every node's parent), in a fifth of its time."""
 
