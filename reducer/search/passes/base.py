@@ -211,6 +211,12 @@ def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     return [cst.SimpleStatementLine(body=list(block.body))]  # type: ignore[attr-defined]
 
 
+def assignment(target: str | cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    """The statement `target = value` (a name given as a string)."""
+    node = cst.Name(target) if isinstance(target, str) else target
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(node)], value)])
+
+
 def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     """``module`` with every change of ``edits`` made (the first edit listed wins on a shared node)."""
     changes: dict[int, tuple[cst.CSTNode, Replacement]] = {}

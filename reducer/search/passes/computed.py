@@ -28,7 +28,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from reducer.search.passes.base import (
-    REMOVE, Edit, EditPass, apply_edits, block_statements, is_valid_python, module_code, module_size, visited,
+    REMOVE, Edit, EditPass, apply_edits, assignment, block_statements, is_valid_python, module_code, module_size, visited,
 )
 from reducer.search.passes.names import fit, import_aliases
 from reducer.search.passes.traversal import Parents, preorder
@@ -440,9 +440,10 @@ def _one_pass(loop: cst.For, nodes: Sequence[cst.BaseExpression], facts: Mapping
     `next(iter(...))` of the iterable, which is larger than the loop and keeps what computes the iterable."""
     names = _plain_names(loop.target)
     body = block_statements(loop.body)
-    if names is None or any(isinstance(n, (cst.Break, cst.Continue)) for n in preorder(loop.body)):
+    below = preorder(loop.body)
+    if names is None or any(isinstance(n, (cst.Break, cst.Continue)) for n in below):
         return None
-    inside = {id(n) for n in _names_in(loop.body)}
+    inside = {id(n) for n in below}
     first: dict[str, int] = {}
     for k, node in enumerate(nodes):
         if isinstance(node, cst.Name) and node.value in names and id(node) in inside:
@@ -456,8 +457,7 @@ def _one_pass(loop: cst.For, nodes: Sequence[cst.BaseExpression], facts: Mapping
         built = constructor(fact, spelling) if fact is not None else None
         if built is None:
             return None
-        bindings.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
-                                                            cst.parse_expression(built[0]))]))
+        bindings.append(assignment(name, cst.parse_expression(built[0])))
         needs |= built[1]
     freed = freed_lines(uses, loop.iter)
     missing = tuple(m for m in spelling.missing if m in needs)

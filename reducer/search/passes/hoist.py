@@ -17,16 +17,12 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
-from reducer.search.passes.base import REMOVE, Edit, block_statements
+from reducer.search.passes.base import REMOVE, Edit, assignment, block_statements
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, literal_int, name_uses,
                                          names_in, own_functions, parenthesize, parenthesize_always, qualified_name,
                                          substitute)
 from reducer.search.passes.traversal import Parents
-
-
-def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
 
 
 def _first_item(iterable: cst.BaseExpression, generators: dict[str, tuple[list[str], cst.BaseExpression]]
@@ -529,7 +525,7 @@ class OnePass(_HoistSubPass):
         body = block_statements(node.body)
         if not names_in(node.target) & set().union(*(names_in(s) for s in body)):
             self.offer(Edit(node, cst.FlattenSentinel(body)))  # the loop variables are not read
-        first = _assign(node.target, _first_item(node.iter, analysis.generators))  # type: ignore[arg-type]
+        first = assignment(node.target, _first_item(node.iter, analysis.generators))  # type: ignore[arg-type]
         # A generator this loop alone used goes with it (else the candidate would not be smaller).
         used = [analysis.definitions[n] for n in names_in(node.iter) & set(analysis.generators)
                 if n not in names_in(first) and analysis.uses.get(n) == 1]
@@ -545,7 +541,7 @@ class WithBody(_HoistSubPass):
     name = "hoist.with-body"
 
     def visit_With(self, node: cst.With) -> None:
-        bindings = [_assign(item.asname.name, item.item) for item in node.items  # type: ignore[arg-type]
+        bindings = [assignment(item.asname.name, item.item) for item in node.items  # type: ignore[arg-type]
                     if item.asname is not None]
         self.offer(Edit(node, cst.FlattenSentinel([*bindings, *block_statements(node.body)])))
 

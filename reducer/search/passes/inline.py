@@ -28,7 +28,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, GlobalScope, ScopeProvider
 
 from reducer.search.passes import objects
-from reducer.search.passes.base import REMOVE, Edit, apply_edits, block_statements
+from reducer.search.passes.base import REMOVE, Edit, apply_edits, assignment, block_statements
 from reducer.search.passes.cleanup import unused_definitions_of
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.hoist import parallel_assign, unpacked_targets
@@ -638,7 +638,7 @@ def body_edit(analysis: InlineAnalysis, node: cst.Call, function: cst.FunctionDe
         target = renames.get(name, cst.Name(name))
         if isinstance(value, cst.Name) and value.value == target.value:  # type: ignore[attr-defined]
             continue
-        new.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))  # type: ignore[arg-type]
+        new.append(assignment(target, value))  # type: ignore[arg-type]
     mapping = {**renames, **direct}
     new.extend(substitute(statement, mapping) for statement in body)  # type: ignore[misc]
     if result is None and getattr(small, "value", None) is not node:
@@ -995,7 +995,7 @@ def _without_param(func: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
             and params.params:  # `def f(a, *, k=1)` -> `def f(a)`, not `def f(a, )`
         params = params.with_changes(params=[*params.params[:-1], params.params[-1].with_changes(
             comma=cst.MaybeSentinel.DEFAULT)])
-    binding = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param.name.value))], param.default)])  # type: ignore[arg-type]
+    binding = assignment(param.name.value, param.default)  # type: ignore[arg-type]
     statements = block_statements(func.body)
     at = len(statements) - len(body_statements(func))  # after the docstring
     body = [*statements[:at], binding, *statements[at:]]

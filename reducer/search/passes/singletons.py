@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.search.passes import objects
-from reducer.search.passes.base import REMOVE, Edit, EditPass, Replacement, block_statements
+from reducer.search.passes.base import REMOVE, Edit, EditPass, Replacement, assignment, block_statements
 from reducer.search.passes.inline import assigned_names, bind_arguments, body_statements
 from reducer.search.passes.names import names_in
 from reducer.search.passes.traversal import walk
@@ -88,7 +88,7 @@ def _edit(cls: cst.ClassDef, defs: list[cst.FunctionDef], line: cst.SimpleStatem
     `__init__`'s body; every `instance.attr` -> `attr`."""
     if defs:
         defs[0] = defs[0].with_changes(leading_lines=cls.leading_lines)
-    setup = [_assignment(name, value) for name, value in bound.items()]
+    setup = [assignment(name, value) for name, value in bound.items()]
     setup += [_without_self(s, objects.self_name(init)) for s in block_statements(init.body)] if init else []
     if setup:
         setup[0] = setup[0].with_changes(leading_lines=line.leading_lines)
@@ -257,7 +257,3 @@ def _as_function(method: cst.FunctionDef, name: str, stored: list[str]) -> cst.F
         body = [*body[:docstring], declared, *body[docstring:]]
     return method.with_changes(name=cst.Name(name), params=objects.without_self(method.params),
                                body=cst.IndentedBlock(body))
-
-
-def _assignment(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
