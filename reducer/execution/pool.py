@@ -40,6 +40,7 @@ from reducer.execution.sandbox import Sandbox
 from reducer.execution.zygote import BASE_PRELOAD
 
 _POLL = 0.02  # seconds between checks for cancellation while a candidate runs
+_IDLE_POLL = 0.1  # seconds between checks for a closed pool while waiting for an idle worker
 
 
 def top_level_imports(source: str) -> list[str]:
@@ -154,8 +155,13 @@ class PoolExecutor:
         theirs.close()
         worker = _Worker(process, Connection(ours.detach()), os.pidfd_open(process.pid))
         with self._lock:
-            self._all.append(worker)
-            self.stats.started += 1
+            closed = self._closed
+            if not closed:
+                self._all.append(worker)
+                self.stats.started += 1
+        if closed:  # close() ran meanwhile (a replacement for a worker that died as the pool closed)
+            self._end(worker)
+            raise Cancelled()
         return worker
 
     def _await_ready(self, worker: _Worker) -> _Worker:
@@ -163,6 +169,8 @@ class PoolExecutor:
             ready: Ready = receive(worker.conn, Ready)  # type: ignore[assignment]
         except (EOFError, OSError, ProtocolError) as err:
             self._retire(worker)
+            if self._closed:  # close() ended it while it started
+                raise Cancelled() from None
             raise RuntimeError(f"a jax-reduce worker failed to start (exit code {worker.process.returncode})") from err
         unsafe = ready.unsafe
         if unsafe and self.preload:
@@ -175,9 +183,15 @@ class PoolExecutor:
         return worker
 
     def _retire(self, worker: _Worker) -> None:
+        """End a worker once, whichever thread asks first (close() and a thread replacing it may both ask)."""
         with self._lock:
-            if worker in self._all:
-                self._all.remove(worker)
+            if worker not in self._all:
+                return
+            self._all.remove(worker)
+        self._end(worker)
+
+    @staticmethod
+    def _end(worker: _Worker) -> None:
         try:
             worker.conn.close()
         except OSError:
@@ -209,10 +223,12 @@ class PoolExecutor:
             return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
         job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache, cpu_budget)
         for _ in range(SETUP_TRIES):  # a run whose sandbox could not be set up ran nothing: never judged
-            worker = self._idle.get()
+            worker = self._take_idle()
             try:
                 outcome = self._run_on(worker, job, cancel)
             except _WorkerDied as died:
+                if self._closed:
+                    raise Cancelled() from None
                 worker = self._replace(worker)
                 outcome = died.outcome
             finally:
@@ -224,6 +240,18 @@ class PoolExecutor:
                 return outcome
         raise setup_refused(outcome)
 
+    def _take_idle(self) -> _Worker:
+        """The next idle worker; Cancelled once the pool is closed, also for a thread that was waiting (a run
+        still wanting a worker when the reducer stops must end, or the interpreter's exit would wait for it)."""
+        while not self._closed:
+            try:
+                worker = self._idle.get(timeout=_IDLE_POLL)
+            except queue.Empty:
+                continue
+            if not self._closed:
+                return worker
+        raise Cancelled()
+
     def _run_on(self, worker: _Worker, job: Job, cancel: threading.Event) -> Outcome | None:
         start = time.perf_counter()
         try:
@@ -233,7 +261,12 @@ class PoolExecutor:
         cancel_sent = False
         sentinel = worker.exit_fd
         while True:
-            ready = wait([worker.conn, sentinel], timeout=_POLL)
+            if self._closed:  # close() ends the workers and closes their descriptors under this loop
+                raise _WorkerDied(_died(start))
+            try:
+                ready = wait([worker.conn, sentinel], timeout=_POLL)
+            except (OSError, ValueError):  # a descriptor close() has just closed
+                raise _WorkerDied(_died(start)) from None
             if worker.conn in ready:
                 try:
                     reply: Finished | Abandoned = receive(worker.conn, Finished, Abandoned)  # type: ignore[assignment]
@@ -249,8 +282,9 @@ class PoolExecutor:
                 cancel_sent = True
 
     def close(self) -> None:
-        self._closed = True
+        """End every worker. Runs still going, or waiting for a worker, end with Cancelled; none starts after."""
         with self._lock:
+            self._closed = True
             workers = list(self._all)
         for worker in workers:
             try:

@@ -357,3 +357,28 @@ def test_program_imports_that_start_threads_are_not_preloaded(tmp_path):
         assert outcome.message == "ran"
     finally:
         executor.close()
+
+
+def test_closing_ends_runs_in_flight_and_runs_waiting_for_a_worker():
+    # Ctrl-C closes the pool while candidates run and others wait for a worker; a thread left waiting would
+    # hold the interpreter's exit (concurrent.futures joins its threads) and the reducer would never end.
+    pool = PoolExecutor(1)
+    workers = [worker.process for worker in pool._all]
+    ended: list[object] = []
+
+    def candidate() -> None:
+        try:
+            ended.append(run(pool, "import time\ntime.sleep(30)\n"))
+        except Cancelled as cancelled:
+            ended.append(cancelled)
+
+    threads = [threading.Thread(target=candidate) for _ in range(3)]  # one runs, two wait for the one worker
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)
+    pool.close()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert [thread.is_alive() for thread in threads] == [False] * 3
+    assert [type(e) for e in ended] == [Cancelled] * 3  # never judged: a run cut short is no outcome
+    assert [p.poll() is not None for p in workers] == [True] and pool._all == []  # and no replacement started
