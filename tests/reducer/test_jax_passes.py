@@ -79,6 +79,20 @@ def test_tuple_elements_drop_one_position_of_a_loop_carry_everywhere_at_once():
     """)]
 
 
+def test_tuple_elements_drop_a_position_of_a_carry_inside_the_bodys_pair():
+    # The body returns (carry, y), a pair like the carry: dropping a position of every pair breaks the
+    # return; the same positions dropped from the flat pairs alone (the carry and its initial value) do not.
+    out = candidates(TupleElementsPass(), """
+    lax.scan(lambda *_: ((jnp.zeros(2), jnp.zeros(0)), 0), (jnp.zeros(2), jnp.zeros(1)), length=0)
+    """)
+    assert out == [
+        "\nlax.scan(lambda *_: (0,), (jnp.zeros(1),), length=0)\n",  # the outer pair's edit wins
+        "\nlax.scan(lambda *_: ((jnp.zeros(2), jnp.zeros(0)),), (jnp.zeros(2),), length=0)\n",
+        "\nlax.scan(lambda *_: ((jnp.zeros(0),), 0), (jnp.zeros(1),), length=0)\n",
+        "\nlax.scan(lambda *_: ((jnp.zeros(2),), 0), (jnp.zeros(2),), length=0)\n",
+    ]
+
+
 def test_tuple_elements_drop_a_position_of_both_branches():
     source = """
     lax.cond(p, lambda: ({"t": 0}, a + b), lambda: ({"t": 0}, c))

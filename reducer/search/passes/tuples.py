@@ -5,7 +5,9 @@ A loop carry or a pair of `cond` branches is a tuple that several places agree o
 and the body. No single edit can drop the part the failure does not need, since dropping it anywhere alone
 breaks the agreement. This pass drops position k from every tuple of length n in the module in one edit
 (tuples of integer literals, which are shapes and indices, are left alone); where unrelated tuples of that
-length exist the candidate fails differently and the oracle rejects it. Then one edit turns every
+length exist the candidate fails differently and the oracle rejects it. Where some tuples of that length
+hold tuples (a scan body's `return (h, c), y` around its carry `(h, c)`), the same edits are offered again
+for the flat ones alone, so a carry can shrink without its enclosing pair. Then one edit turns every
 `(x,)` into `x` and `x, = s` into `x = s`.
 """
 
@@ -37,6 +39,17 @@ class _Collector(cst.CSTVisitor):
             self.by_length.setdefault(len(node.elements), []).append(node)
 
 
+def _flat(node: cst.Tuple) -> bool:
+    return not any(isinstance(e.value, cst.Tuple) for e in node.elements)
+
+
+def _drops(tuples: list[cst.Tuple], length: int) -> list[Edit]:
+    """One edit per position: that position dropped from every one of ``tuples`` (all of ``length``)."""
+    first, *rest = tuples
+    return [Edit(first, _without(first, index), tuple((t, _without(t, index)) for t in rest))
+            for index in range(length)]
+
+
 def _without(node: cst.Tuple, index: int) -> cst.Tuple:
     """``node`` without its element at ``index``; a single element left keeps its comma."""
     kept = [e for i, e in enumerate(node.elements) if i != index]
@@ -51,7 +64,8 @@ def _single(node: cst.Tuple) -> cst.BaseExpression:
 
 
 class TupleElementsPass(EditPass):
-    """Drop position k of every tuple of length n (one edit per n and k), then unwrap one-element tuples."""
+    """Drop position k of every tuple of length n (one edit per n and k; again for the flat ones alone where
+    some hold tuples), then unwrap one-element tuples."""
 
     name = "tuple-elements"
 
@@ -62,9 +76,10 @@ class TupleElementsPass(EditPass):
         for length, tuples in sorted(collector.by_length.items(), reverse=True):
             if length < 2:
                 continue
-            for index in range(length):
-                first, *rest = tuples
-                edits.append(Edit(first, _without(first, index), tuple((t, _without(t, index)) for t in rest)))
+            edits.extend(_drops(tuples, length))
+            flat = [t for t in tuples if _flat(t)]
+            if flat and len(flat) < len(tuples):
+                edits.extend(_drops(flat, length))
         singles = collector.by_length.get(1, [])
         if singles:
             first, *rest = singles
