@@ -437,6 +437,24 @@ def test_dataclass_like_field_goes_with_its_arguments_direct_and_through_a_class
     ]
 
 
+def test_namedtuple_becomes_a_tuple_with_its_fields_read_by_position():
+    from reducer.search.passes import NamedTupleFieldsPass
+
+    out = candidates(NamedTupleFieldsPass(), """
+    class State(NamedTuple):
+        pos: int
+        vel: int
+    def step(s, _):
+        return State(s.pos + s.vel, State(1, 2).vel), other.vel
+    """)
+    # Nested constructions and reads inside a construction change too; `other.vel` is read by position as
+    # well (the oracle rejects the candidate if `other` is not a State), and failing that, reads stay.
+    assert out[:2] == [
+        "\ndef step(s, _):\n    return (s[0] + s[1], (1, 2)[1]), other[1]\n",
+        "\ndef step(s, _):\n    return (s.pos + s.vel, (1, 2).vel), other.vel\n",
+    ]
+
+
 def test_namedtuple_becomes_a_tuple_and_constant_containers_move_to_their_use():
     from reducer.search.passes import NamedTupleFieldsPass
 

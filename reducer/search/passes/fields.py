@@ -50,6 +50,7 @@ class _Collector(cst.CSTVisitor):
         self.transformed: dict[str, list[cst.Call]] = {}  # `T(name, ...)(...)`: constructions through T
         self.unpackings: dict[int, list[cst.Tuple | cst.List]] = {}  # number of targets -> unpacking targets
         self.read: set[str] = set()  # attribute names read anywhere
+        self.attributes: dict[str, list[cst.Attribute]] = {}  # attribute name -> the reads of it
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [qualified_name(b.value, self.aliases) for b in node.bases]
@@ -75,6 +76,58 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.read.add(node.attr.value)
+        self.attributes.setdefault(node.attr.value, []).append(node)
+
+
+def _field_reads(attributes: dict[str, list[cst.Attribute]], fields: list[cst.CSTNode]) -> dict[cst.CSTNode, int]:
+    """Each read of a field's name as an attribute, with the field's position."""
+    return {read: index for index, field in enumerate(fields) for read in attributes.get(_field_name(field), [])}
+
+
+class _Outermost(cst.CSTVisitor):
+    """The nodes of ``targets`` that no other of them contains."""
+
+    def __init__(self, targets: set[cst.CSTNode]):
+        super().__init__()
+        self.targets, self.depth, self.found = targets, 0, []  # type: ignore[var-annotated]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node in self.targets:
+            if not self.depth:
+                self.found.append(node)
+            self.depth += 1
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if original_node in self.targets:
+            self.depth -= 1
+
+
+class _AsTuples(cst.CSTTransformer):
+    """The given constructions become tuples of their arguments, the given reads `value[i]`."""
+
+    def __init__(self, calls: set[cst.CSTNode], reads: dict[cst.CSTNode, int]):
+        super().__init__()
+        self.calls, self.reads = calls, reads
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        return _tuple_of(updated_node) if original_node in self.calls else updated_node
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        index = self.reads.get(original_node)
+        if index is None:
+            return updated_node
+        return cst.Subscript(updated_node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index))))])
+
+
+def _as_tuples(module: cst.Module, calls: list[cst.Call],
+               reads: dict[cst.CSTNode, int]) -> tuple[tuple[cst.CSTNode, cst.CSTNode], ...]:
+    """Replacements of the outermost of ``calls`` and ``reads`` that turn every one of them (nested ones
+    too: an edit inside a replaced node would have no effect) into a tuple or a subscript."""
+    outermost = _Outermost({*calls, *reads})
+    walk(module, outermost)
+    rewrite = _AsTuples(set(calls), reads)
+    return tuple((node, node.visit(rewrite)) for node in outermost.found)
 
 
 def _argument(call: cst.Call, name: str, index: int) -> cst.Arg | None:
@@ -105,11 +158,15 @@ class NamedTupleFieldsPass(EditPass):
         edits: list[Edit] = []
         for name, cls in collector.classes.items():
             calls = collector.calls.get(name, [])
-            if calls and all(a.keyword is None and not a.star for call in calls for a in call.args):
-                # The class becomes a plain tuple: each construction a tuple of its arguments.
-                tuples = [(call, _tuple_of(call)) for call in calls]
-                edits.append(Edit(cls, REMOVE, tuple(tuples)))
             fields = _fields(cls)
+            if calls and all(a.keyword is None and not a.star for call in calls for a in call.args):
+                # The class becomes a plain tuple: each construction a tuple of its arguments, and first
+                # each `x.field` read `x[i]` too (a read of another object's attribute of that name makes
+                # the candidate fail differently; then the class goes without them).
+                reads = _field_reads(collector.attributes, fields or [])
+                if reads:
+                    edits.append(Edit(cls, REMOVE, _as_tuples(module, calls, reads)))
+                edits.append(Edit(cls, REMOVE, _as_tuples(module, calls, {})))
             if not fields or len(fields) < 2:
                 continue
             unpackings = collector.unpackings.get(len(fields), [])
