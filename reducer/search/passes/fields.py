@@ -1,5 +1,5 @@
 """Remove fields of NamedTuple classes that nothing reads by name, with what fills and unpacks them, or
-the class itself: `State(a, b)` -> `(a, b)` everywhere (a pytree of the same leaves).
+the class itself: `State(a, b)` -> `(a, b)` everywhere (a pytree of the same leaves), `s.b` -> `s[1]`.
 
 Fields of other classes declared the same way (`name: T` lines in a decorated class or one with bases and
 no `__init__`: dataclasses, Flax and Equinox modules) go too, with their argument at each construction:
