@@ -24,6 +24,7 @@ from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.files import NewestWriter, Program, check_output, default_output, read_program
+from reducer.interrupts import interrupted
 from reducer.judging.checks import (
     INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_limits,
 )
@@ -113,6 +114,16 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Op
                 workers: PoolExecutor | None = None,
                 on_progress: Callable[[Progress], None] | None = None) -> Result:
     """:func:`reduce` without the sandbox warning: for callers that warned once for many programs (a batch)."""
+    try:
+        return _reduce_with(path_or_source, options, output, workers, on_progress)
+    except Exception as err:
+        if interrupted(err):  # Ctrl-C that a library (libcst) turned into another error
+            raise KeyboardInterrupt from err
+        raise
+
+
+def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, options: Options, output: str | None,
+                 workers: PoolExecutor | None, on_progress: Callable[[Progress], None] | None) -> Result:
     started = time.perf_counter()
     program = read_program(path_or_source)
     if output is None and program.path is not None:

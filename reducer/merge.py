@@ -19,6 +19,7 @@ from pathlib import Path
 import libcst as cst
 import libcst.metadata as meta
 
+from reducer.interrupts import interrupted
 from reprokit.localmodules import Finder, imported_tops
 
 __all__ = ["Merge", "merge_program"]
@@ -104,6 +105,8 @@ def merge_program(source: str, path: str) -> Merge:
     except Refusal as why:
         return Merge(None, (), f"kept the multi-file setup (the result still imports {', '.join(names)}): {why}")
     except Exception as err:  # noqa: BLE001 - a construct the merge did not foresee must not stop the reduction
+        if interrupted(err):
+            raise KeyboardInterrupt from err
         return Merge(None, (), f"kept the multi-file setup: the merge failed ({type(err).__name__}: {err})")
     try:
         compile(merged, path, "exec")

@@ -160,3 +160,40 @@ def test_summary_on_stderr(tmp_path):
 def test_argument_errors(tmp_path):
     assert run_cli("x.py", "--jobs", "0", cwd=tmp_path).returncode == 2
     assert run_cli("x.py", "--signature", "fuzzy", cwd=tmp_path).returncode == 2
+
+
+def test_ctrl_c_leaves_the_smallest_program_so_far_and_ends_every_process(tmp_path):
+    # A user's Ctrl-C in the middle of a reduction: exit 130 at once, the best program so far on disk (valid,
+    # failing the same way when run as the user would), the input untouched, no worker left behind.
+    import signal
+    import time
+
+    from tests.reducer.procs import commands_naming
+
+    prog = tmp_path / "train_mlp.py"
+    prog.write_bytes((Path(ROOT) / "examples" / "train_mlp.py").read_bytes())
+    original = prog.read_bytes()
+    output = tmp_path / "train_mlp.reduced.py"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    proc = subprocess.Popen([sys.executable, "-m", "reducer", "train_mlp.py", "--jobs", "2"], cwd=tmp_path,
+                            env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 600
+    while not (output.exists() and len(output.read_bytes()) < len(original)):  # a first smaller program kept
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert f"interrupted; the smallest program so far is in {output.name}" in err
+    assert prog.read_bytes() == original
+    so_far = output.read_text()
+    compile(so_far, str(output), "exec")
+    assert len(so_far) < len(original.decode())
+    ran = subprocess.run([sys.executable, output.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 1 and "TypeError: dot_general requires contracting dimensions" in ran.stderr
+    # The workers (their command lines name the program's folder), given a moment to be reaped.
+    while commands_naming(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert commands_naming(str(tmp_path)) == []
