@@ -4,10 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 import jax
-from typing import NamedTuple
-
-class State(NamedTuple):
-    pos: jnp.ndarray
-    vel: jnp.ndarray
-    energy: jnp.ndarray
-jax.lax.scan(lambda state, _: (State(1.0 * state.vel, jnp.full((2, 2), 0.0), 1.0), 1.0), State(jnp.zeros((2, 2), jnp.int32), jnp.zeros((2, 2), jnp.int32), jnp.int32(0)), length=0)
+jax.lax.scan(lambda state, _: ((1.0 * state[0], jnp.full((2, 2), 0.0), 1.0), 1.0), (jnp.zeros((0, 0), jnp.int32), jnp.zeros((2, 2), jnp.int32), jnp.int32(0)), length=0)

@@ -6,7 +6,7 @@ import jax
 
 def reconstruction_loss(params):
     custom = jax.custom_vjp(lambda *_: None)
-    custom.defvjp(lambda *_: (1.0, ()), lambda *_: (1.0,))
+    custom.defvjp(lambda x, x_57: (1.0, x_57), lambda *_: (1.0,))
     return custom(1.0, params)
 
 jax.value_and_grad(reconstruction_loss)(1.0)
