@@ -106,12 +106,12 @@ class _Outermost(cst.CSTVisitor):
 class _AsTuples(cst.CSTTransformer):
     """The given constructions become tuples of their arguments, the given reads `value[i]`."""
 
-    def __init__(self, calls: set[cst.CSTNode], reads: dict[cst.CSTNode, int]):
+    def __init__(self, calls: set[cst.CSTNode], names: list[str], reads: dict[cst.CSTNode, int]):
         super().__init__()
-        self.calls, self.reads = calls, reads
+        self.calls, self.names, self.reads = calls, names, reads
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        return _tuple_of(updated_node) if original_node in self.calls else updated_node
+        return _tuple_of(updated_node, self.names) if original_node in self.calls else updated_node
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         index = self.reads.get(original_node)
@@ -120,13 +120,13 @@ class _AsTuples(cst.CSTTransformer):
         return cst.Subscript(updated_node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index))))])
 
 
-def _as_tuples(module: cst.Module, calls: list[cst.Call],
+def _as_tuples(module: cst.Module, calls: list[cst.Call], names: list[str],
                reads: dict[cst.CSTNode, int]) -> tuple[tuple[cst.CSTNode, cst.CSTNode], ...]:
     """Replacements of the outermost of ``calls`` and ``reads`` that turn every one of them (nested ones
     too: an edit inside a replaced node would have no effect) into a tuple or a subscript."""
     outermost = _Outermost({*calls, *reads})
     walk(module, outermost)
-    rewrite = _AsTuples(set(calls), reads)
+    rewrite = _AsTuples(set(calls), names, reads)
     return tuple((node, node.visit(rewrite)) for node in outermost.found)
 
 
@@ -140,8 +140,23 @@ def _argument(call: cst.Call, name: str, index: int) -> cst.Arg | None:
     return positional[index] if index < len(positional) else None
 
 
-def _tuple_of(call: cst.Call) -> cst.Tuple:
-    elements = [cst.Element(a.value) for a in call.args]
+def _in_field_order(call: cst.Call, names: list[str]) -> list[cst.Arg] | None:
+    """A construction's arguments in the order of the fields ``names``; None if that order is unknown (a `*`
+    or `**` argument; with keywords, a name that is no field or a field left to its default)."""
+    if any(a.star for a in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    if not keywords:
+        return positional
+    ordered = positional + [keywords.pop(name, None) for name in names[len(positional):]]
+    if keywords or any(a is None for a in ordered):
+        return None
+    return ordered  # type: ignore[return-value]
+
+
+def _tuple_of(call: cst.Call, names: list[str]) -> cst.Tuple:
+    elements = [cst.Element(a.value) for a in _in_field_order(call, names) or []]
     if len(elements) == 1:
         elements = [elements[0].with_changes(comma=cst.Comma())]
     return cst.Tuple(elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -159,14 +174,15 @@ class NamedTupleFieldsPass(EditPass):
         for name, cls in collector.classes.items():
             calls = collector.calls.get(name, [])
             fields = _fields(cls)
-            if calls and all(a.keyword is None and not a.star for call in calls for a in call.args):
-                # The class becomes a plain tuple: each construction a tuple of its arguments, and first
-                # each `x.field` read `x[i]` too (a read of another object's attribute of that name makes
-                # the candidate fail differently; then the class goes without them).
+            names = [_field_name(f) for f in fields or []]
+            if calls and all(_in_field_order(call, names) is not None for call in calls):
+                # The class becomes a plain tuple: each construction a tuple of its arguments in field
+                # order, and first each `x.field` read `x[i]` too (a read of another object's attribute of
+                # that name makes the candidate fail differently; then the class goes without them).
                 reads = _field_reads(collector.attributes, fields or [])
                 if reads:
-                    edits.append(Edit(cls, REMOVE, _as_tuples(module, calls, reads)))
-                edits.append(Edit(cls, REMOVE, _as_tuples(module, calls, {})))
+                    edits.append(Edit(cls, REMOVE, _as_tuples(module, calls, names, reads)))
+                edits.append(Edit(cls, REMOVE, _as_tuples(module, calls, names, {})))
             if not fields or len(fields) < 2:
                 continue
             unpackings = collector.unpackings.get(len(fields), [])
