@@ -1,9 +1,17 @@
-"""What the hostile-candidate tests read about other processes, straight from /proc."""
+"""What the hostile-candidate tests read about other processes, straight from /proc; and the command line
+started as a user at a terminal would, to be interrupted with Ctrl-C."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+
+ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def live(pids: list[int]) -> list[int]:
@@ -30,3 +38,28 @@ def commands_naming(text: str) -> list[str]:
         if text in cmdline and live([int(pid)]):
             found.append(cmdline)
     return found
+
+
+def _default_sigint() -> None:
+    # A test run started in the background (`cmd &` in a script) inherits an ignored SIGINT, and Python then
+    # installs no KeyboardInterrupt handler: give the CLI the Ctrl-C a user at a terminal would have.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_cli(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    """``python -m reducer ARGS`` from this checkout (whatever an editable install elsewhere points at)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    return subprocess.Popen([sys.executable, "-m", "reducer", *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
+
+
+def interrupt_when(proc: subprocess.Popen[str], ready: Callable[[], bool], wait: float = 900) -> str:
+    """Ctrl-C for ``proc`` once ``ready()`` (it must still run then); its stderr once it has ended, which
+    must be soon (a reducer that does not end after Ctrl-C is the failure these tests look for)."""
+    deadline = time.monotonic() + wait  # generous: CI machines can be very busy
+    while not ready():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    return proc.communicate(timeout=120)[1]

@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import threading
-import time
 import types
 from pathlib import Path
 
@@ -30,6 +25,7 @@ from reducer.progress import RichDisplay, batch_display
 from reducer.provenance import provenance_of
 from reducer.records import FileRecord, Report, Status
 from reducer.judging.signature import Signature
+from tests.reducer.procs import interrupt_when, start_cli
 
 DOT_GENERAL = {"eval/regression_probe.py", "models/attention_out.py", "models/mlp_head.py"}
 TRACER_BOOL = {"models/gated_relu.py", "train/early_stop.py"}
@@ -40,7 +36,6 @@ BAD = {
     "eval/metrics_ok.py": Status.NOT_FAILING,
     "train/flaky_counter.py": Status.FLAKY,
 }
-ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -266,36 +261,18 @@ TINY = {
 }
 
 
-def default_sigint() -> None:
-    # A test run started in the background (`cmd &` in a script) inherits an ignored SIGINT, and Python then
-    # installs no KeyboardInterrupt handler: give the CLI the Ctrl-C a user at a terminal would have.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    return subprocess.Popen([sys.executable, "-m", "reducer", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint)
-
-
 def test_cli_ctrl_c_then_resume(tmp_path):
     for rel, source in TINY.items():
         (tmp_path / "in" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "in" / rel).write_text(textwrap.dedent(source))
     manifest = tmp_path / "out" / MANIFEST
-    proc = run_cli("in", "-o", "out", "--jobs", "2", cwd=tmp_path)
-    deadline = time.monotonic() + 900  # generous: CI machines can be very busy
-    while not (manifest.exists() and json.loads(manifest.read_text())["files"]):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=600)
+    proc = start_cli("in", "-o", "out", "--jobs", "2", cwd=tmp_path)
+    err = interrupt_when(proc, lambda: manifest.exists() and bool(json.loads(manifest.read_text())["files"]))
     assert proc.returncode == 130, err
     assert "resume" in err
     assert list(json.loads(manifest.read_text())["files"]) == ["a/broadcast.py"]
 
-    proc = run_cli("in", "-o", "out", "--jobs", "2", cwd=tmp_path)
+    proc = start_cli("in", "-o", "out", "--jobs", "2", cwd=tmp_path)
     out, err = proc.communicate(timeout=900)
     assert proc.returncode == 0, err
     assert out == ""
@@ -312,7 +289,7 @@ def test_cli_triage_json(tmp_path):
     for name, source in TINY.items():
         (tmp_path / "in" / Path(name).name).write_text(textwrap.dedent(source))
     (tmp_path / "in" / "copy.py").write_text(textwrap.dedent(TINY["a/broadcast.py"]).replace("(5, 4)", "(7, 4)"))
-    proc = run_cli("triage", "in", "--json", "--jobs", "2", cwd=tmp_path)
+    proc = start_cli("triage", "in", "--json", "--jobs", "2", cwd=tmp_path)
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
     data = json.loads(out)

@@ -165,26 +165,17 @@ def test_argument_errors(tmp_path):
 def test_ctrl_c_leaves_the_smallest_program_so_far_and_ends_every_process(tmp_path):
     # A user's Ctrl-C in the middle of a reduction: exit 130 at once, the best program so far on disk (valid,
     # failing the same way when run as the user would), the input untouched, no worker left behind.
-    import signal
     import time
 
-    from tests.reducer.procs import commands_naming
+    from tests.reducer.procs import commands_naming, interrupt_when, start_cli
 
     prog = tmp_path / "train_mlp.py"
     prog.write_bytes((Path(ROOT) / "examples" / "train_mlp.py").read_bytes())
     original = prog.read_bytes()
     output = tmp_path / "train_mlp.reduced.py"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    proc = subprocess.Popen([sys.executable, "-m", "reducer", "train_mlp.py", "--jobs", "2"], cwd=tmp_path,
-                            env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 600
-    while not (output.exists() and len(output.read_bytes()) < len(original)):  # a first smaller program kept
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    proc = start_cli("train_mlp.py", "--jobs", "2", cwd=tmp_path)
+    # Once a first smaller program is kept.
+    err = interrupt_when(proc, lambda: output.exists() and len(output.read_bytes()) < len(original))
     assert proc.returncode == 130, err
     assert f"interrupted; the smallest program so far is in {output.name}" in err
     assert prog.read_bytes() == original
@@ -194,6 +185,7 @@ def test_ctrl_c_leaves_the_smallest_program_so_far_and_ends_every_process(tmp_pa
     ran = subprocess.run([sys.executable, output.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert ran.returncode == 1 and "TypeError: dot_general requires contracting dimensions" in ran.stderr
     # The workers (their command lines name the program's folder), given a moment to be reaped.
+    deadline = time.monotonic() + 60
     while commands_naming(str(tmp_path)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert commands_naming(str(tmp_path)) == []
