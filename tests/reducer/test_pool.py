@@ -372,7 +372,8 @@ def test_closing_ends_runs_in_flight_and_runs_waiting_for_a_worker():
         except Cancelled as cancelled:
             ended.append(cancelled)
 
-    threads = [threading.Thread(target=candidate) for _ in range(3)]  # one runs, two wait for the one worker
+    # One runs, two wait for the one worker; daemons, so that a regression fails here instead of hanging the suite.
+    threads = [threading.Thread(target=candidate, daemon=True) for _ in range(3)]
     for thread in threads:
         thread.start()
     time.sleep(1.0)
