@@ -15,12 +15,12 @@ fail, and the oracle rejects it). A field read as `.name` anywhere stays.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import libcst as cst
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, block_statements
-from reducer.search.passes.names import import_aliases, qualified_name
+from reducer.search.passes.names import import_aliases, qualified_name, subscript
 from reducer.search.passes.traversal import walk
 
 
@@ -49,8 +49,7 @@ class _Collector(cst.CSTVisitor):
         self.calls: dict[str, list[cst.Call]] = {}
         self.transformed: dict[str, list[cst.Call]] = {}  # `T(name, ...)(...)`: constructions through T
         self.unpackings: dict[int, list[cst.Tuple | cst.List]] = {}  # number of targets -> unpacking targets
-        self.read: set[str] = set()  # attribute names read anywhere
-        self.attributes: dict[str, list[cst.Attribute]] = {}  # attribute name -> the reads of it
+        self.attributes: dict[str, list[cst.Attribute]] = {}  # attribute name -> its reads, anywhere
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [qualified_name(b.value, self.aliases) for b in node.bases]
@@ -75,7 +74,6 @@ class _Collector(cst.CSTVisitor):
             self.unpackings.setdefault(len(target.elements), []).append(target)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.read.add(node.attr.value)
         self.attributes.setdefault(node.attr.value, []).append(node)
 
 
@@ -117,7 +115,7 @@ class _AsTuples(cst.CSTTransformer):
         index = self.reads.get(original_node)
         if index is None:
             return updated_node
-        return cst.Subscript(updated_node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index))))])
+        return subscript(updated_node.value, index)
 
 
 def _as_tuples(module: cst.Module, calls: list[cst.Call], names: list[str],
@@ -188,7 +186,7 @@ class NamedTupleFieldsPass(EditPass):
             unpackings = collector.unpackings.get(len(fields), [])
             for index, field in enumerate(fields):
                 field_name = _field_name(field)
-                if field_name in collector.read:
+                if field_name in collector.attributes:
                     continue
                 args = [_argument(call, field_name, index) for call in calls]
                 extra: list[tuple[cst.CSTNode, object]] = [(arg, REMOVE) for arg in args if arg is not None]
@@ -197,11 +195,11 @@ class NamedTupleFieldsPass(EditPass):
         for name, cls in collector.declared.items():
             if name not in collector.bases:
                 edits.extend(_declared_field_edits(cls, [*collector.calls.get(name, []),
-                                                         *collector.transformed.get(name, [])], collector.read))
+                                                         *collector.transformed.get(name, [])], collector.attributes))
         return edits
 
 
-def _declared_field_edits(cls: cst.ClassDef, calls: list[cst.Call], read: set[str]) -> list[Edit]:
+def _declared_field_edits(cls: cst.ClassDef, calls: list[cst.Call], read: Collection[str]) -> list[Edit]:
     """Per field of a dataclass-like ``cls`` that nothing reads as `.name`: the field with its argument in
     every construction in ``calls``."""
     edits = []

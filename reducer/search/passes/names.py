@@ -65,6 +65,18 @@ def parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
+def subscript(value: cst.BaseExpression, key: str | int) -> cst.Subscript:
+    """`value[key]`, for a string or integer key (a negative one too)."""
+    index: cst.BaseExpression
+    if isinstance(key, str):
+        index = cst.SimpleString(repr(key))
+    elif key < 0:
+        index = cst.UnaryOperation(cst.Minus(), cst.Integer(str(-key)))
+    else:
+        index = cst.Integer(str(key))
+    return cst.Subscript(parenthesize(value), [cst.SubscriptElement(cst.Index(index))])
+
+
 # Parents in which any expression can stand without parentheses.
 LOOSE_PARENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Arg, cst.Expr, cst.Element,
                  cst.DictElement, cst.Index, cst.SubscriptElement, cst.For, cst.If, cst.While, cst.WithItem,

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 import libcst as cst
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, Replacement
-from reducer.search.passes.names import fit, literal_int, parenthesize
+from reducer.search.passes.names import fit, literal_int, subscript
 from reducer.search.passes.params import Called, called_functions, matching_argument
 
 Key = str | int
@@ -79,10 +79,10 @@ def _leaf_reads(function: Called, name: str,
     return found or None
 
 
-def _literal_key(subscript: cst.Subscript) -> Key | None:
-    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+def _literal_key(node: cst.Subscript) -> Key | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
         return None
-    value = subscript.slice[0].slice.value
+    value = node.slice[0].slice.value
     if isinstance(value, cst.SimpleString):
         key = value.evaluated_value
         return key if isinstance(key, str) else None
@@ -138,22 +138,11 @@ def _flattening(name: str, found: list[tuple[Chain, list[cst.Subscript]]], args:
             element = _entry(value, key)
             # Not a literal there: the argument takes the subscript instead (`f(params)` -> `f(params["a"])`),
             # smaller when there are more reads than calls, and the caller's own parameter may then go next.
-            value = _subscript(value, key) if element is None else element.value
+            value = subscript(value, key) if element is None else element.value
         values.append(fit(arg, value))
     reads = [(subscripts[shared - 1], cst.Name(name)) for _, subscripts in found]
     (node, replacement), *rest = [*reads, *((arg.value, value) for arg, value in zip(args, values))]
     return Edit(node, replacement, tuple(rest))
-
-
-def _subscript(value: cst.BaseExpression, key: Key) -> cst.Subscript:
-    index: cst.BaseExpression
-    if isinstance(key, str):
-        index = cst.SimpleString(repr(key))
-    elif key < 0:
-        index = cst.UnaryOperation(cst.Minus(), cst.Integer(str(-key)))
-    else:
-        index = cst.Integer(str(key))
-    return cst.Subscript(parenthesize(value), [cst.SubscriptElement(cst.Index(index))])
 
 
 def _pruning(chains: list[Chain], args: list[cst.Arg]) -> Edit | None:

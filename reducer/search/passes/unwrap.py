@@ -31,7 +31,7 @@ from libcst.helpers import get_full_name_for_node
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass
 from reducer.search.passes.names import (as_jax_constructor, import_aliases, last_part, names_in, own_functions,
-                                         parenthesize, qualified_name, substitute)
+                                         parenthesize, qualified_name, subscript, substitute)
 from reducer.search.passes.traversal import walk
 
 TRANSFORMS = {
@@ -65,9 +65,6 @@ def _called_directly(partial: cst.Call, call: cst.Call) -> cst.Call:
     later = [a for a in call.args if a.keyword is not None]
     return _call(func.value, [*bound, *positional, *keywords, *later])
 
-
-def _first(expr: cst.BaseExpression) -> cst.Subscript:
-    return cst.Subscript(value=parenthesize(expr), slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
 
 
 class _Collector(cst.CSTVisitor):
@@ -122,10 +119,10 @@ class _Collector(cst.CSTVisitor):
         elif op == "scan" and len(values) >= 2:
             xs = values[2] if len(values) >= 3 else _keyword(node, "xs")
             # Without xs (`scan(f, init, length=n)`) the body gets None for its slice.
-            sliced = cst.Name("None") if xs is None or _is_none(xs) else _first(xs)
+            sliced = cst.Name("None") if xs is None or _is_none(xs) else subscript(xs, 0)
             self.edits.append(Edit(node, _call(values[0], [values[1], sliced])))
         elif op == "map" and len(values) == 2:
-            self.edits.append(Edit(node, _call(values[0], [_first(values[1])])))
+            self.edits.append(Edit(node, _call(values[0], [subscript(values[1], 0)])))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
