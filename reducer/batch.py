@@ -25,7 +25,6 @@ from reducer import api
 from reducer.execution.pool import PoolExecutor, top_level_imports
 from reducer.execution.sandbox import MIB, Sandbox, warn_unprotected
 from reducer.files import write_atomically
-from reducer.interrupts import interrupted
 from reducer.judging.checks import InputError
 from reducer.options import Options
 from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
@@ -231,11 +230,9 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, 
     except InputError as err:
         output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
         return bad_record(rel, sha256, status_of(err), str(err), time.perf_counter() - started)
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit):  # (reduce_with finds a Ctrl-C that libcst turned into an error)
         raise
     except Exception as err:  # noqa: BLE001 - one file's internal error must not stop the batch
-        if interrupted(err):  # Ctrl-C, turned into another error on its way out: not this file's failure
-            raise KeyboardInterrupt from err
         return bad_record(rel, sha256, Status.ERROR, f"{type(err).__name__}: {err}", time.perf_counter() - started)
     return FileRecord(
         path=rel, sha256=sha256, status=Status.REDUCED, signature=result.signature,
