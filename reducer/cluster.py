@@ -58,6 +58,7 @@ from reducer.execution.pool import PoolExecutor, top_level_imports  # noqa: E402
 from reducer.files import write_atomically  # noqa: E402
 from reducer.options import Options  # noqa: E402
 from reducer.records import FileRecord, Report, Status, buckets_of  # noqa: E402
+from reprokit import pysource  # noqa: E402
 
 PLUGIN = "jax-reduce-pool"
 MAX_DEATHS = 2  # worker deaths a file may cause before it is recorded as killing its worker
@@ -268,19 +269,10 @@ class TooLarge(Exception):
 
 def imported_names(source: bytes) -> set[str]:
     """Top-level names of every module a program imports anywhere (what it may need from its directory)."""
-    import ast
-
     try:
-        tree = ast.parse(source)
+        return pysource.imported_tops(source)
     except (SyntaxError, ValueError):
         return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def sibling_files(root: Path, rel: str, data: bytes) -> list[str]:

@@ -20,7 +20,8 @@ import libcst as cst
 import libcst.metadata as meta
 
 from reducer.interrupts import interrupted
-from reprokit.localmodules import Finder, imported_tops
+from reprokit.localmodules import Finder
+from reprokit.pysource import imported_tops
 
 __all__ = ["Merge", "merge_program"]
 

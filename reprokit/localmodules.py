@@ -14,23 +14,14 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["NEVER_LOCAL", "Finder", "imported_tops", "local_module_files"]
+from reprokit import pysource
+
+__all__ = ["NEVER_LOCAL", "Finder", "local_module_files"]
 
 # Never local, even if a file of that name sits beside the program (the brief of issue 16, item 6).
 NEVER_LOCAL = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names) | {"jax", "jaxlib", "numpy"}
 # Beyond this many files, what sits beside the program is a library checkout, not the program's own code.
 MAX_FILES = 1000
-
-
-def imported_tops(source: str) -> Iterator[str]:
-    """The top-level names of the absolute imports anywhere in ``source`` (with ``ast``: this runs for every
-    program reduced, and most import nothing local)."""
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module is not None:
-            yield node.module.split(".")[0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,7 +74,7 @@ def local_module_files(program: str) -> list[Path]:
     while queue and len(files) < MAX_FILES:
         file, package = queue.pop(0)
         try:
-            tree = ast.parse(file.read_bytes())
+            tree = pysource.parse(file.read_bytes())
         except (OSError, SyntaxError, ValueError):
             continue  # the program's own problem; the file is copied as it is
         for name in _imported_modules(tree, package):

@@ -27,6 +27,7 @@ import sys
 import tempfile
 from typing import Any
 
+from reprokit import jaxcompat
 from reprokit.records import known_fields
 
 PROBE = "__jr_probe__"  # a dunder name: never mangled inside a class body
@@ -105,8 +106,8 @@ def fact_of(value: Any, depth: int = 0, private: tuple[str, ...] = ()) -> ValueF
     run to run (a path under the run's temporary directory)."""
     if value is None:
         return ValueFact(NONE)
-    core, jax, np = sys.modules.get("jax._src.core"), sys.modules.get("jax"), sys.modules.get("numpy")
-    if core is not None and isinstance(value, core.Tracer):
+    tracer, jax, np = jaxcompat.loaded_tracer_type(), sys.modules.get("jax"), sys.modules.get("numpy")
+    if tracer is not None and isinstance(value, tracer):
         return _array_fact(TRACER, getattr(value, "aval", None), value)
     if jax is not None and isinstance(value, jax.Array):
         return _array_fact(JAX, value, value)

@@ -92,11 +92,18 @@ def test_passes_know_no_processes_and_ddmin_knows_no_python():
 
 
 def test_the_shared_home_imports_neither_tool_and_is_light():
-    """reprokit runs inside candidate processes and the user's program: the standard library only."""
+    """reprokit runs inside candidate processes and the user's program: the standard library only, and jax
+    in the compat module, inside the functions that read it (importing the module imports no jax)."""
+    compat = ROOT / "reprokit" / "jaxcompat.py"
     for path in sources("reprokit"):
         for imported in imports_of(path):
             top = imported.split(".")[0]
-            assert top == "reprokit" or top in sys.stdlib_module_names, (path, imported)
+            assert top == "reprokit" or top in sys.stdlib_module_names or (path == compat and top == "jax"), \
+                (path, imported)
+    module_level = [node for node in ast.parse(compat.read_text()).body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert all(node.module != "jax" for node in module_level if isinstance(node, ast.ImportFrom))
+    assert all(alias.name.split(".")[0] != "jax" for node in module_level if isinstance(node, ast.Import)
+               for alias in node.names)
 
 
 def test_the_tracker_uses_only_the_reducers_public_face():
@@ -114,3 +121,40 @@ def test_an_upward_import_is_caught(tmp_path):
         "reducer.judging.probe (judging) imports reducer.search.engine upward",
         "reducer.judging.probe imports the tracker (tracker.api)",
     ]
+
+
+def jax_internals_named(path: Path) -> list[str]:
+    """Where ``path``'s code (not its docstrings or comments) names JAX's private modules: an import, a
+    string, or an attribute ``._src``."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names if a.name.startswith("jax._src")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("jax._src"):
+            found.append(f"from {node.module} import")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "jax._src" in node.value \
+                and id(node) not in docstrings:
+            found.append(repr(node.value))
+        elif isinstance(node, ast.Attribute) and node.attr == "_src":
+            found.append(f"line {node.lineno}: ._src")
+    return found
+
+
+@pytest.mark.parametrize("path", sources("reducer") + sources("tracker") + sources("reprokit"),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_jax_internals_are_read_only_through_the_compat_module(path):
+    if path == ROOT / "reprokit" / "jaxcompat.py":
+        return
+    assert jax_internals_named(path) == []
+
+
+def test_the_compat_check_sees_every_way_of_naming_internals(tmp_path):
+    offender = tmp_path / "probe.py"
+    offender.write_text('"""Docs may say jax._src.core."""\nfrom jax._src import core\nimport jax._src.api\n'
+                        'import jax\nx = "jax._src.prng"\ny = jax._src\n')
+    assert jax_internals_named(offender) == [
+        "from jax._src import", "import jax._src.api", "'jax._src.prng'", "line 6: ._src"]

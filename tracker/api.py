@@ -11,6 +11,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
+from reprokit import jaxcompat, pysource
 from reprokit.files import write_atomically
 from tracker import config
 from tracker.calltree import FunctionDef, Statement, walk
@@ -141,8 +142,7 @@ def _keeps_its_origin(x: Any) -> bool:
 
 
 def _is_tracer(x: Any) -> bool:
-    from jax._src import core
-    return isinstance(x, core.Tracer)
+    return isinstance(x, jaxcompat.tracer_type())
 
 
 def _leaves_defined(root: Statement) -> list[Any]:
@@ -372,11 +372,4 @@ def startup() -> None:
 
 def imports_of(source: str) -> set[str]:
     """Top-level packages a program imports anywhere in it (a repro's should be jax, numpy, stdlib)."""
-    import ast
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            found.add((node.module or "").split(".")[0])
-    return found
+    return pysource.imported_tops(source)

@@ -13,6 +13,7 @@ import functools
 import inspect
 from typing import TYPE_CHECKING, Any, Callable
 
+from reprokit import jaxcompat
 from tracker.lazy import cst, nodes as N
 from tracker.calltree import Statement
 from tracker.runtime import RUNTIME, Slot, method_wrapper
@@ -259,7 +260,7 @@ def _snapshot_donated(args: tuple, kwargs: dict) -> None:
     import numpy as np
     flags = RUNTIME.flags
     for leaf in jax.tree_util.tree_leaves((args, kwargs)):
-        if isinstance(leaf, jax.Array) and not isinstance(leaf, jax.core.Tracer) and not leaf.is_deleted() \
+        if isinstance(leaf, jax.Array) and not isinstance(leaf, jaxcompat.tracer_type()) and not leaf.is_deleted() \
                 and (flags.save_arrays or leaf.size <= flags.fake_array_threshold):
             RUNTIME.snapshots[id(leaf)] = (leaf, np.asarray(leaf))
             while len(RUNTIME.snapshots) > 1024:
@@ -550,8 +551,8 @@ PUBLIC_WRAPS: tuple[tuple[str, str, str], ...] = (
     ("jax.lax", "map", "lax.map"),
     ("jax.debug", "print", "jax.debug.print"),
     ("jax", "pure_callback", "jax.pure_callback"),
-    ("jax._src.callback", "pure_callback", "jax.pure_callback"),
-    ("jax._src.callback", "io_callback", "io_callback"),
+    (jaxcompat.CALLBACK_MODULE, "pure_callback", "jax.pure_callback"),
+    (jaxcompat.CALLBACK_MODULE, "io_callback", "io_callback"),
     ("jax.experimental", "io_callback", "io_callback"),
 )
 

@@ -32,13 +32,16 @@ import libcst as cst
 import numpy as np
 
 import jax
-from jax._src import core
+
+from reprokit import jaxcompat
 
 from tracker import nodes as N
 from tracker import values as V
 from tracker.apis import FunctionRef, Returned
 from tracker.calltree import FunctionDef, Statement
 from tracker.config import Flags
+
+Tracer = jaxcompat.tracer_type()
 
 Scope = FunctionDef | None  # None is the module
 Key = Any  # a tuple index or a dict key on the way from a container to a leaf
@@ -212,7 +215,7 @@ class Emitter:
             self.placement[fdef.id] = self._place(fdef)
         for scope, used in self.uses.items():
             for value in used:
-                if isinstance(value, core.Tracer) and id(value) in self.def_scopes \
+                if isinstance(value, Tracer) and id(value) in self.def_scopes \
                         and not self._visible(value, scope):
                     self.leaks.setdefault(id(value), self.fresh("leaked"))
 
@@ -354,7 +357,7 @@ class Emitter:
                 module = module.rsplit(".", 1)[0]  # a class's method: jax.experimental.sparse.BCOO.fromdense
             if isinstance(sys.modules.get(module), types.ModuleType):
                 self.implied.add(Import.of(module))
-        if dotted.startswith("jax._src."):
+        if dotted.startswith(jaxcompat.INTERNAL + "."):
             parts = dotted.split(".")
             module = next((".".join(parts[:n]) for n in range(len(parts), 1, -1)
                            if ".".join(parts[:n]) in sys.modules), "jax")
@@ -396,7 +399,7 @@ class Emitter:
                 return N.name(self.name_of(obj))
             if id(obj) in self.leaks:
                 return N.name(self.leaks[id(obj)])
-        if isinstance(obj, core.Tracer):
+        if isinstance(obj, Tracer):
             self.problems.append(f"a tracer of shape {obj.shape} comes from outside the recorded calls")
             zeros = "jnp.zeros" if N.is_key_dtype(obj.dtype) else "np.zeros"
             return N.call(zeros, [N.shape(obj.shape)], [("dtype", N.dtype(obj.dtype))])
@@ -506,15 +509,15 @@ class Emitter:
         if isinstance(obj, types.FunctionType) and getattr(jax.checkpoint_policies, obj.__name__, None) is obj:
             return N.dotted(f"jax.checkpoint_policies.{obj.__name__}")
         if type(obj).__name__ == "PRNGImpl":
-            self.imports.add(Import.of("jax._src.prng"))
-            return N.subscript(N.dotted("jax._src.prng.prngs"), [N.string(obj.name)])
+            self.imports.add(Import.of(jaxcompat.PRNG_MODULE))
+            return N.subscript(N.dotted(jaxcompat.PRNG_MODULE + ".prngs"), [N.string(obj.name)])
         if _user_object(obj):
             return self._stand_in(obj)
         raise EmitError(f"cannot write a {type(obj).__name__} value as Python: {obj!r:.80}")
 
     def is_jax_constant(self, obj: Any, node: Expr) -> bool:
         """Whether ``node``, written for ``obj``, is the NumPy constant of a concrete JAX array."""
-        return (isinstance(obj, jax.Array) and not isinstance(obj, core.Tracer) and isinstance(node, cst.Name)
+        return (isinstance(obj, jax.Array) and not isinstance(obj, Tracer) and isinstance(node, cst.Name)
                 and self.constants.get(id(obj), ("",))[0] == node.value)
 
     def _stand_in(self, obj: Any) -> cst.Name:

@@ -21,6 +21,7 @@ import linecache
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
+from reprokit import jaxcompat, pysource
 from tracker.calltree import Statement
 from tracker.lazy import cst, nodes as N
 from tracker.runtime import RUNTIME, method_wrapper
@@ -531,7 +532,7 @@ def _subscript_source(code: Any, offset: int) -> ast.Subscript | None:
     raw = [line.encode() for line in lines]  # column offsets count UTF-8 bytes
     raw[-1] = raw[-1][:pos.end_col_offset]
     raw[0] = raw[0][pos.col_offset:]
-    node = ast.parse("(" + b"".join(raw).decode() + ")", mode="eval").body
+    node = pysource.parse("(" + b"".join(raw).decode() + ")", mode="eval").body
     return node if isinstance(node, ast.Subscript) else None
 
 
@@ -564,12 +565,10 @@ def _static_value(node: ast.AST, frame: Any) -> Any:
 
 
 def wrap_array_classes() -> None:
-    from jax._src import core
-    from jax._src.array import ArrayImpl
-    from jax._src.numpy import array_methods
+    array_methods = jaxcompat.array_methods()
     operator_names = [n for n in array_methods._array_operators
                       if n not in ("setitem", "copy", "deepcopy", "contains")]
-    for cls in (core.Tracer, ArrayImpl):
+    for cls in (jaxcompat.tracer_type(), jaxcompat.array_impl_type()):
         for name in operator_names:
             _patch(cls, f"__{name}__", lambda orig, n=name: _recording_operator(n, orig))
         for name in array_methods._array_methods:
@@ -613,8 +612,7 @@ SCALAR_TYPES = ScalarTypes()
 def _wrap_scalar_types() -> None:
     """``jnp.float32(x)`` is a call of a class (``_ScalarMeta.__call__``): record it as written."""
     import jax.numpy as jnp
-    from jax._src.numpy import scalar_types
-    meta = scalar_types._ScalarMeta
+    meta = jaxcompat.scalar_meta()
     original = meta.__dict__.get("__call__")
     if original is None or getattr(original, "_tracked", False):
         return
@@ -651,8 +649,8 @@ def _patch(cls: type, attr: str, make: Callable[[Callable], Callable]) -> int:
 # -- primitive binds ---------------------------------------------------------------------------
 
 def wrap_bind() -> None:
-    from jax._src import core
-    original = core.Primitive.bind
+    primitive = jaxcompat.primitive_type()
+    original = primitive.bind
     if getattr(original, "_tracked", False):
         return
 
@@ -663,7 +661,7 @@ def wrap_bind() -> None:
         return RUNTIME.record("prim", self.name, PRIMITIVES, lambda: original(self, *args, **params),
                               args, {}, {"primitive": self, "params": params})
     bind._tracked = True  # type: ignore[attr-defined]
-    core.Primitive.bind = bind
+    primitive.bind = bind
 
 
 class Primitives:

@@ -17,11 +17,12 @@ import sys
 import warnings
 from typing import Any, Callable
 
+from reprokit import jaxcompat
 from tracker.runtime import RUNTIME
 
 __jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
 
-REPRO_MODULE = "jax._src.repro"
+REPRO_MODULE = jaxcompat.REPRO_MODULE
 
 
 def boundary(fun: Callable, *, api_name: str | None = None, is_user: bool = False) -> Callable:
@@ -126,7 +127,6 @@ def _wrap_public_apis() -> None:
     """Without the hook: wrap the public names (names the program bound earlier are not seen)."""
     from tracker.apis import HANDLERS
     import jax
-    from jax._src import custom_derivatives as cd
     warnings.warn("jax was imported before the jax-reduce tracker could install its import hook; "
                   "wrapping the public JAX APIs instead (functions imported by name earlier are not "
                   "tracked). Set JAX_REPRO_DIR before starting Python, or use jax-track.", stacklevel=3)
@@ -135,7 +135,8 @@ def _wrap_public_apis() -> None:
         real = getattr(module, attr, None) if module else None
         if real is not None and not getattr(real, "_tracker_wrapped", False):
             setattr(module, attr, _mark(HANDLERS[api_name].wrap(real)))
-    for cls, api_name in ((cd.custom_jvp, "jax.custom_jvp.__call__"), (cd.custom_vjp, "jax.custom_vjp.__call__")):
+    custom_jvp, custom_vjp = jaxcompat.custom_derivative_types()
+    for cls, api_name in ((custom_jvp, "jax.custom_jvp.__call__"), (custom_vjp, "jax.custom_vjp.__call__")):
         if not getattr(cls.__call__, "_tracker_wrapped", False):
             cls.__call__ = _mark(HANDLERS[api_name].wrap(cls.__call__))
     del jax

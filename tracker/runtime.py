@@ -20,6 +20,7 @@ import traceback
 import types
 from typing import Any, Callable
 
+from reprokit import jaxcompat
 from tracker.calltree import FunctionDef, Statement
 from tracker.config import Flags
 
@@ -174,9 +175,8 @@ class Runtime:
         """``thunk()``, a top-level JAX call, with JAX's traceback filtering off, so that an escaping
         exception still shows where JAX raised it (the raising site and call the reducer's signature
         compares); that traceback is kept, then the exception is filtered as JAX would have done."""
-        from jax._src import config
         try:
-            with config.traceback_filtering("off"):
+            with jaxcompat.traceback_filtering("off"):
                 return thunk()
         except Exception as error:
             if error.__traceback__ is not None and id(error) not in self.full_tracebacks:
@@ -331,8 +331,7 @@ def method_wrapper(self: Any, instance: Any) -> Any:
 def _through_jax_boundary(tb: types.TracebackType | None) -> bool:
     """Whether the exception passed a JAX API boundary, which would have filtered its traceback."""
     while tb is not None:
-        if tb.tb_frame.f_code.co_name == "reraise_with_filtered_traceback" and \
-                tb.tb_frame.f_globals.get("__name__") == "jax._src.traceback_util":
+        if jaxcompat.is_reraise_frame(tb.tb_frame):
             return True
         tb = tb.tb_next
     return False
@@ -342,10 +341,9 @@ def _filter_as_jax_would(error: Exception) -> None:
     """Raise ``error`` through a JAX API boundary, under the user's own filtering mode: its traceback
     becomes what the user would have seen without the tracker (JAX's frames removed, its note added),
     unless an outer JAX call will filter it later."""
-    from jax._src.traceback_util import api_boundary
     _exclude_tracker_frames()
 
-    @api_boundary
+    @jaxcompat.api_boundary
     def reraise() -> None:
         __tracebackhide__ = True
         raise error
@@ -358,6 +356,5 @@ def _exclude_tracker_frames() -> None:
     """JAX filters the tracker's frames like its own: the user's traceback (and the source locations JAX
     puts in its messages) read as they do without the tracker."""
     import os
-    from jax._src import traceback_util
-    traceback_util.register_exclusion(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+    jaxcompat.exclude_from_tracebacks(os.path.dirname(os.path.abspath(__file__)) + os.sep)
 

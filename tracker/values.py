@@ -15,7 +15,10 @@ from typing import Any
 import numpy as np
 
 import jax
-from jax._src import core
+
+from reprokit import jaxcompat
+
+Tracer = jaxcompat.tracer_type()
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 
@@ -54,10 +57,10 @@ def sparse_fields(cls: type) -> tuple[str, ...] | None:
 
 
 def normalize(obj: Any) -> Any:
-    if isinstance(obj, _PLAIN) or is_array(obj) or isinstance(obj, core.Tracer):
+    if isinstance(obj, _PLAIN) or is_array(obj) or isinstance(obj, Tracer):
         return obj
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # NamedTuple: a JAX pytree node
-        if type(obj).__module__.startswith("jax") and not any(is_array(x) or isinstance(x, core.Tracer)
+        if type(obj).__module__.startswith("jax") and not any(is_array(x) or isinstance(x, Tracer)
                                                                for x in obj):
             return obj  # dimension numbers and the like are emitted as themselves
         children = tuple(normalize(x) for x in obj)
@@ -94,12 +97,12 @@ def _plain(value: Any) -> bool:
     return False
 
 def is_array(obj: Any) -> bool:
-    return isinstance(obj, (np.ndarray, np.generic, jax.Array)) and not isinstance(obj, core.Tracer)
+    return isinstance(obj, (np.ndarray, np.generic, jax.Array)) and not isinstance(obj, Tracer)
 
 
 def is_traced(obj: Any) -> bool:
     """Values that get a name in the repro: tracers, and concrete jax arrays made by recorded calls."""
-    return isinstance(obj, (core.Tracer, jax.Array))
+    return isinstance(obj, (Tracer, jax.Array))
 
 
 def is_sequence(tree: Any) -> bool:

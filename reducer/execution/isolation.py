@@ -33,9 +33,11 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from reprokit import jaxcompat, pysource
+
 # Modules and classes whose attributes a candidate must not leave changed (checked by identity).
 WATCHED_MODULES = ("builtins", "jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util",
-                   "jax.scipy.special", "numpy", "jax._src.core", "jax._src.api", "jax._src.numpy.lax_numpy")
+                   "jax.scipy.special", "numpy") + jaxcompat.WATCHED_MODULES
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
             signal.SIGCHLD, signal.SIGPIPE, signal.SIGVTALRM, signal.SIGPROF)
 MAX_RSS_BYTES = 6 << 30  # a runner that has grown past this is replaced (memory is not given back to the OS)
@@ -46,7 +48,7 @@ def patches_modules(source: str) -> bool:
     if any(word in source for word in ("setattr", "sys.modules", "builtins", "__dict__", "delattr")):
         return True
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except SyntaxError:
         return False
     statements = list(_statements(tree))
@@ -114,18 +116,13 @@ class _Contents:
 def _watched_namespaces() -> list[tuple[str, dict[str, Any]]]:
     spaces = [(name, vars(sys.modules[name])) for name in WATCHED_MODULES if name in sys.modules]
     jax = sys.modules.get("jax")
-    core = sys.modules.get("jax._src.core")
-    classes = [getattr(jax, "Array", None), getattr(core, "Tracer", None)]
-    impl = sys.modules.get("jax._src.array")
-    classes.append(getattr(impl, "ArrayImpl", None))
+    classes = [getattr(jax, "Array", None), jaxcompat.loaded_tracer_type(), jaxcompat.loaded_array_impl_type()]
     spaces += [(cls.__qualname__, cls.__dict__) for cls in classes if isinstance(cls, type)]
     return spaces
 
 
 def _jax_config() -> dict[str, Any]:
-    from jax._src import config
-
-    return {name: holder.value for name, holder in config.config._value_holders.items()}
+    return jaxcompat.config_values()
 
 
 def _rss_bytes() -> int:
@@ -239,8 +236,6 @@ class Snapshot:
         return reasons
 
     def _dirt(self) -> list[str]:
-        from jax._src import core
-
         reasons = []
         for name, space in _watched_namespaces():
             before = self.watched.get(name)
@@ -248,7 +243,7 @@ class Snapshot:
                 reasons.append(f"{name} was patched")
         if threading.active_count() > self.threads:
             reasons.append("a thread is still running")
-        if not core.trace_state_clean():
+        if not jaxcompat.trace_state_clean():
             reasons.append("a jax trace was left open")
         if _rss_bytes() > MAX_RSS_BYTES:
             reasons.append("the runner grew too big")

@@ -13,6 +13,7 @@ import signal as _signal
 import sys
 from typing import Any
 
+from reprokit import jaxcompat
 from reprokit.facts import safe_facts_of
 from reprokit.records import known_fields
 
@@ -118,7 +119,7 @@ def public_type_name(exc_type: type) -> str:
     module, qualname = exc_type.__module__, exc_type.__qualname__
     if module == "builtins":
         return qualname
-    if module.startswith(("jax._src", "jaxlib")):
+    if jaxcompat.is_internal(module):
         for public in _PUBLIC_MODULES:
             if getattr(sys.modules.get(public), qualname, None) is exc_type:
                 return f"{public}.{qualname}"

@@ -11,7 +11,6 @@ at import time, already past in a zygote) run in a fresh interpreter instead.
 
 from __future__ import annotations
 
-import ast
 import collections
 import dataclasses
 import io
@@ -38,6 +37,7 @@ from reducer.execution.protocol import (
 from reducer.execution.runner import candidate_env
 from reducer.execution.sandbox import Sandbox
 from reducer.execution.zygote import BASE_PRELOAD
+from reprokit import pysource
 
 _POLL = 0.02  # seconds between checks for cancellation while a candidate runs
 _IDLE_POLL = 0.1  # seconds between checks for a closed pool while waiting for an idle worker
@@ -46,16 +46,9 @@ _IDLE_POLL = 0.1  # seconds between checks for a closed pool while waiting for a
 def top_level_imports(source: str) -> list[str]:
     """Modules a program imports at module level, in order (what a zygote may import ahead of time)."""
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        return pysource.imported_modules(source, anywhere=False)
+    except (SyntaxError, ValueError):
         return []
-    names: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-    return list(dict.fromkeys(names))
 
 
 ENVIRONMENT_NAMES = frozenset({"environ", "environb", "putenv", "unsetenv"})

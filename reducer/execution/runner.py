@@ -20,6 +20,7 @@ from reducer.execution import platform
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
 from reducer.execution.sandbox import Sandbox, memory_outcome
+from reprokit import jaxcompat
 
 SANDBOX_ENV = "JAX_REDUCE_SANDBOX"  # the policy (JSON) a fresh interpreter applies to itself before the candidate
 PARENT_ENV = "JAX_REDUCE_PARENT"  # the reducer's pid: a fresh interpreter whose reducer is already gone exits
@@ -81,8 +82,8 @@ def settle_device_work() -> None:
     caller's timeout ends the run, so the candidate counts as hanging (and a warm runner is retired).
     Programs that never started a JAX backend pay nothing.
     """
-    bridge, jax = sys.modules.get("jax._src.xla_bridge"), sys.modules.get("jax")
-    if bridge is None or jax is None or not getattr(bridge, "_backends", None):
+    jax = sys.modules.get("jax")
+    if jax is None or not jaxcompat.backend_started():
         return
     global _probe
     try:

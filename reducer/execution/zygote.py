@@ -53,21 +53,16 @@ from reducer.execution.protocol import (
 )
 from reducer.execution.runner import run_and_judge
 from reducer.execution.sandbox import Sandbox, memory_outcome
+from reprokit import jaxcompat
 
 BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
 # Imported lazily by jax's first lowering (~30 ms in every child otherwise); they start no threads.
-LOWERING_PRELOAD = ("jax._src.compilation_cache", "jaxlib.mlir._mlir_libs._mlirHlo", "jaxlib.mlir.dialects.builtin",
-                    "jaxlib.mlir.dialects.mhlo", "jaxlib.mlir.extras.meta")
+LOWERING_PRELOAD = jaxcompat.LOWERING_MODULES
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
 WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
 CANCEL_GRACE = 0.1  # seconds a cancelled candidate may still take to finish and keep its runner
 SETTLE_SECONDS = 5.0  # how long a runner may take to put its state back after a candidate (it takes ms)
 NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
-
-
-def _backend_started() -> bool:
-    bridge = sys.modules.get("jax._src.xla_bridge")
-    return bool(getattr(bridge, "_backends", None))
 
 
 def _share_compilations(cache_dir: str, writes: bool) -> None:
@@ -122,7 +117,7 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
             __import__(name)
         except BaseException:  # noqa: BLE001 - a module that fails to import is simply not preloaded
             skipped.append(name)
-    unsafe = _backend_started() or threading.active_count() > 1
+    unsafe = jaxcompat.backend_started() or threading.active_count() > 1
     if sys_path:
         sys.path.remove(sys_path)
     send(conn, Ready(unsafe, tuple(skipped)))

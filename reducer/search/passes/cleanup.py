@@ -21,6 +21,7 @@ from libcst.metadata import ClassScope, ScopeProvider
 
 from reducer.search.passes.base import Edit, EditPass, block_statements, metadata
 from reducer.search.passes.traversal import Parents, preorder
+from reprokit import pysource
 
 
 def _bound_name(alias: cst.ImportAlias) -> str:
@@ -95,7 +96,7 @@ def unused_definitions_of(module: cst.Module, names: set[str]) -> Sequence[Edit]
     if not names:
         return []
     code = module.code
-    if any(name in _SCOPE_NAMES for name in names) or _unsure(ast.parse(code), names, "typing" in code):
+    if any(name in _SCOPE_NAMES for name in names) or _unsure(pysource.parse(code), names, "typing" in code):
         return [edit for edit in UnusedDefinitionsPass().edits(module) if defines(edit.node, names)]
     top = symtable.symtable(code, "<candidate>", "exec")
     used = {name: _binding_scopes(top, name) for name in names}

@@ -17,6 +17,7 @@ import libcst as cst
 
 from reducer.search.passes.base import Edit
 from reducer.search.passes.names import names_in
+from reprokit import pysource
 
 
 # Inside brackets a parenthesised expression needs no parentheses of its own (tuples and generators aside).
@@ -87,7 +88,7 @@ def _one_line(node: cst.CSTNode) -> bool:
 def _parses_alike(statement: cst.CSTNode, bare: cst.CSTNode) -> bool:
     """Whether ``bare``, written out alone, is valid Python with the same syntax tree as ``statement``."""
     try:
-        return ast.dump(ast.parse(_EMPTY.code_for_node(bare))) == ast.dump(ast.parse(_EMPTY.code_for_node(statement)))
+        return ast.dump(pysource.parse(_EMPTY.code_for_node(bare))) == ast.dump(pysource.parse(_EMPTY.code_for_node(statement)))
     except SyntaxError:
         return False
 

@@ -1,0 +1,177 @@
+"""Everything jax-reduce reads of JAX's internals, in one module, gated on the release where releases differ.
+
+JAX's private modules (``jax._src.*``), private attributes and the shapes of the messages signatures rely on
+change from release to release. The tracker, the candidate runner and the reducer reach them only through
+this module (tests/test_architecture.py fails on ``jax._src`` anywhere else), so a new JAX release breaks
+this file and no other. Candidate-side: this module imports only the standard library; jax is imported when
+a caller asks for one of its parts, never on import, and helpers that only look (``internal``,
+``backend_started``) never import jax at all.
+
+Supported releases: every JAX minor release from :data:`OLDEST_TESTED` to :data:`NEWEST_TESTED` (the test
+suite ran on both ends, README "Supported JAX releases"); a newer one runs, with one warning per process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+import types
+import warnings
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+INTERNAL = "jax._src"
+REPRO_MODULE = INTERNAL + ".repro"  # traceback_util imports it when it exists: the tracker's way in
+TRACEBACK_UTIL = INTERNAL + ".traceback_util"
+CALLBACK_MODULE = INTERNAL + ".callback"  # home of pure_callback and io_callback
+PRNG_MODULE = INTERNAL + ".prng"  # PRNG implementations by name, for repros that pass one explicitly
+# Imported lazily by jax's first lowering (~30 ms in every forked runner otherwise); they start no threads.
+LOWERING_MODULES = (INTERNAL + ".compilation_cache", "jaxlib.mlir._mlir_libs._mlirHlo",
+                    "jaxlib.mlir.dialects.builtin", "jaxlib.mlir.dialects.mhlo", "jaxlib.mlir.extras.meta")
+# Private modules whose attributes a candidate must not leave patched (the public ones are listed by callers).
+WATCHED_MODULES = (INTERNAL + ".core", INTERNAL + ".api", INTERNAL + ".numpy.lax_numpy")
+
+OLDEST_TESTED = (0, 9, 0)  # pyproject.toml's lower bound for jax and jaxlib
+NEWEST_TESTED = (0, 12)  # the newest minor release the suite ran on; later ones warn once
+
+
+# --- the release -----------------------------------------------------------------------------------------
+
+def version_of(text: str) -> tuple[int, ...]:
+    """``"0.12.0.1"`` -> ``(0, 12, 0, 1)``; a suffix such as ``.dev20260101`` or ``rc1`` is dropped."""
+    parts = []
+    for piece in text.split("."):
+        match = re.match(r"\d+", piece)
+        if match is None:
+            break
+        parts.append(int(match.group()))
+        if match.end() != len(piece):
+            break
+    return tuple(parts)
+
+
+def version() -> tuple[int, ...]:
+    """The running jax's release, e.g. ``(0, 10, 2)`` (imports jax)."""
+    import jax
+
+    return version_of(jax.__version__)
+
+
+def untested_release(found: tuple[int, ...]) -> str | None:
+    """Why release ``found`` is outside the tested range, or None inside it."""
+    text = ".".join(map(str, found))
+    if found[:2] > NEWEST_TESTED:
+        newest = ".".join(map(str, NEWEST_TESTED))
+        return f"jax {text} is newer than the newest release jax-reduce was tested with ({newest}.x)"
+    if found < OLDEST_TESTED:
+        oldest = ".".join(map(str, OLDEST_TESTED))
+        return f"jax {text} is older than the oldest release jax-reduce supports ({oldest})"
+    return None
+
+
+_warned = False
+
+
+def warn_if_untested() -> None:
+    """One warning per process when the installed jax is outside the tested range (it still runs)."""
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    reason = untested_release(version())
+    if reason is not None:
+        warnings.warn(f"{reason}: results may differ; please report problems", RuntimeWarning, stacklevel=2)
+
+
+# --- private modules -----------------------------------------------------------------------------------------
+
+def internal(name: str) -> types.ModuleType | None:
+    """``jax._src.<name>`` if this process has imported it already, else None (imports nothing)."""
+    return sys.modules.get(f"{INTERNAL}.{name}")
+
+
+def load(name: str) -> types.ModuleType:
+    """``jax._src.<name>``, imported if need be."""
+    return importlib.import_module(f"{INTERNAL}.{name}")
+
+
+def is_internal(module: str) -> bool:
+    """Whether a module is JAX's implementation rather than its public face (``jax._src.*``, jaxlib)."""
+    return module.startswith((INTERNAL, "jaxlib"))
+
+
+def backend_started() -> bool:
+    """Whether this process has started a JAX backend (imports nothing: a process without jax has none)."""
+    return bool(getattr(internal("xla_bridge"), "_backends", None))
+
+
+# --- types and hooks ---------------------------------------------------------------------------------------
+
+def tracer_type() -> type:
+    return load("core").Tracer
+
+
+def loaded_tracer_type() -> type | None:
+    """The Tracer class if jax's core is imported already, else None (a value can be no tracer then)."""
+    core = internal("core")
+    return getattr(core, "Tracer", None)
+
+
+def primitive_type() -> type:
+    return load("core").Primitive
+
+
+def array_impl_type() -> type:
+    return load("array").ArrayImpl
+
+
+def loaded_array_impl_type() -> type | None:
+    return getattr(internal("array"), "ArrayImpl", None)
+
+
+def array_methods() -> types.ModuleType:
+    """The module whose ``_array_operators``, ``_array_methods`` and ``_IndexUpdateRef`` define what
+    arrays and tracers do with operators, methods and ``.at[...]``."""
+    return load("numpy.array_methods")
+
+
+def scalar_meta() -> type:
+    """The metaclass of ``jnp.float32`` and friends (calling the class is ``_ScalarMeta.__call__``)."""
+    return load("numpy.scalar_types")._ScalarMeta
+
+
+def custom_derivative_types() -> tuple[type, type]:
+    derivatives = load("custom_derivatives")
+    return derivatives.custom_jvp, derivatives.custom_vjp
+
+
+def config_values() -> dict[str, Any]:
+    """Every jax configuration option's current value, by name."""
+    return {name: holder.value for name, holder in load("config").config._value_holders.items()}
+
+
+def traceback_filtering(mode: str) -> AbstractContextManager[Any]:
+    """A context in which JAX filters tracebacks with ``mode`` ("off" keeps JAX's own frames)."""
+    return load("config").traceback_filtering(mode)
+
+
+def trace_state_clean() -> bool:
+    return load("core").trace_state_clean()
+
+
+def api_boundary(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """``fun`` wrapped as JAX wraps its public APIs: exceptions leave it with JAX's frames filtered."""
+    return load("traceback_util").api_boundary(fun)
+
+
+def exclude_from_tracebacks(path: str) -> None:
+    """JAX filters frames of files under ``path`` from tracebacks, as it does its own."""
+    load("traceback_util").register_exclusion(path)
+
+
+def is_reraise_frame(frame: types.FrameType) -> bool:
+    """Whether ``frame`` is the one JAX's api_boundary re-raises a filtered exception from."""
+    return frame.f_code.co_name == "reraise_with_filtered_traceback" and \
+        frame.f_globals.get("__name__") == TRACEBACK_UTIL
