@@ -11,8 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -175,10 +177,23 @@ def installed_env(**extra: str) -> dict[str, str]:
     return {**env, "JAX_PLATFORMS": "cpu", **extra}
 
 
-def test_an_editable_install_needs_no_extra_step(tmp_path):
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+def venv_seeing_this_environment(venv: Path) -> str:
+    """A new virtual environment that also sees this one's packages (jax, pytest), behind its own.
+
+    Not ``--system-site-packages``: that shows the *base* interpreter's packages, which in a virtual
+    environment (CI's) hold no jax. A path line in a .pth file adds the directory without running the .pth
+    files in it, so this environment's own jax-reduce start-up line stays out of the new one."""
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
+    site_packages = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                   capture_output=True, text=True, check=True).stdout.strip()
+    ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (Path(site_packages) / "_this_environment.pth").write_text("".join(f"{path}\n" for path in ours))
+    return python
+
+
+def test_an_editable_install_needs_no_extra_step(tmp_path):
+    python = venv_seeing_this_environment(tmp_path / "venv")
     install = subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "-e", ROOT],
                              capture_output=True, text=True, timeout=600, env=installed_env())
     assert install.returncode == 0, install.stdout + install.stderr
