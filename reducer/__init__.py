@@ -12,6 +12,7 @@ Library API (imported lazily, so candidate processes that import :mod:`reducer.e
     report = reduce_dir("repros/", "reduced/")   # -> reducer.Report
     buckets = triage("repros/")                  # -> list[reducer.Bucket]
     path = write_issue(result)                   # -> "repro.issue.md" beside result.output
+    found = bisect("repro.py", jax="0.10.0..")   # -> reducer.Bisection: which release changed the failure
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ _EXPORTS = {
     "Kind": "reducer.execution.outcome",
     "public_type_name": "reducer.execution.outcome",
     "reduce_dir": "reducer.batch",
+    "bisect": "reducer.bisect",
+    "Bisection": "reducer.bisect",
     "triage": "reducer.triaging",
     "triage_dir": "reducer.triaging",
     "Report": "reducer.records",

@@ -1,7 +1,7 @@
 """``jax-reduce FILE``: reduce a failing JAX program to a small one that fails the same way.
 
 ``jax-reduce DIR`` reduces every repro under a directory and buckets them; ``jax-reduce triage DIR`` only
-runs and buckets them.
+runs and buckets them; ``jax-reduce bisect FILE`` finds the JAX release that introduced or fixed a failure.
 """
 
 from __future__ import annotations
@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(argv: list[str]) -> int:
+    if argv[:1] == ["bisect"]:
+        return bisect_main(argv)
     if argv[:1] == ["triage"]:
         args = parse_args(argv[1:], triage=True)
         if not args.quiet:
@@ -348,6 +350,75 @@ def triage_main(args: argparse.Namespace) -> int:
         print("jax-reduce: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return finish_batch(args, report, sys.stdout)  # the buckets are triage's result
+
+
+# --- bisect -----------------------------------------------------------------------------------------------
+
+
+def bisect_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="jax-reduce bisect",
+        description="Find the JAX release that introduced a failure, or fixed it: run FILE (usually a reduced "
+                    "repro) on JAX releases, each in its own cached virtual environment (CPU wheels), and compare "
+                    "each run with its failure on the installed jax.")
+    parser.add_argument("file", metavar="FILE", help="the failing program (never modified)")
+    parser.add_argument("--jax", metavar="A..B", help="the releases to consider, e.g. 0.9.0..0.12.0.1 (either end "
+                                                      "may be left out; default: every supported release)")
+    parser.add_argument("--python", metavar="PATH", help="the interpreter to build the environments from "
+                                                         "(default: this one); it decides which releases install")
+    parser.add_argument("--all", dest="every", action="store_true",
+                        help="run every release in the range instead of a binary search")
+    parser.add_argument("--signature", choices=[level.value for level in Level], default=Level.TYPE.value,
+                        help="how closely a release's failure must match (default: type, since the raising site "
+                             "inside jax moves between releases)")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where the environments are kept (default: "
+                                                           "$XDG_CACHE_HOME/jax-reduce/bisect, ~/.cache/...)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per run (default: 10x the run on the installed jax, at least 60)")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                        help="run the program with your full rights (default: the candidates' sandbox)")
+    parser.add_argument("--allow-write", action="append", default=[], metavar="DIR",
+                        help="let the program also write under DIR (repeatable)")
+    parser.add_argument("--issue", action="store_true",
+                        help="also write NAME.issue.md beside FILE with the answer and the table")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no line per release and no summary")
+    return parser.parse_args(argv)
+
+
+def bisect_main(argv: list[str]) -> int:
+    from reducer.bisect import InstallError, bisect
+    from reducer.issue import write_bisect_issue
+
+    args = bisect_args(argv[1:])
+    sandbox = Options(sandbox=args.sandbox, allow_write=tuple(args.allow_write)).sandbox_policy()
+    if not args.quiet:
+        warn_once(sandbox)
+    say = (lambda t: None) if args.quiet or args.json else lambda t: print(
+        f"jax-reduce: jax {t.release}: {t.outcome} ({t.seconds:.1f}s)", file=sys.stderr)
+    try:
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always", RuntimeWarning)
+            try:
+                found = bisect(args.file, jax=args.jax, python=args.python, every=args.every,
+                               signature=Signature(Level(args.signature)), cache_dir=args.cache_dir,
+                               sandbox=sandbox, timeout=args.timeout, on_trial=say)
+            finally:
+                for warning in warned:
+                    print(f"jax-reduce: warning: {warning.message}", file=sys.stderr)
+        issue = write_bisect_issue(found, sandbox=sandbox, command=["jax-reduce", *argv]) if args.issue else None
+    except (InputError, InstallError) as err:
+        print(f"jax-reduce: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("jax-reduce: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.json:
+        print(json.dumps({**found.to_json(), **({"issue": issue} if issue else {})}, indent=2))
+    elif not args.quiet:
+        print(f"reference: {found.reference} (jax {found.installed})\n{found.table()}\n{found.answer()}"
+              + (f"\nissue:     {issue}" if issue else ""), file=sys.stderr)
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -22,17 +22,22 @@ import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 import libcst as cst
 
 from reducer.api import Result
+from reducer.bisect import Bisection
+from reducer.execution.fresh import FreshExecutor
+from reducer.execution.outcome import Outcome
+from reducer.files import read_program
 from reducer.execution.fresh import PACKAGE_ROOT, copy_folder_files, kill_group
 from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV
 from reducer.execution.sandbox import Sandbox
 from reducer.files import write_atomically
 from reducer.options import Options
-from reducer.provenance import jax_environment
+from reducer.provenance import header_of, jax_environment, versions_line
 from reducer.report import md_code
 
 __all__ = ["IssueFacts", "Scrubbed", "gather", "issue_path", "render_issue", "write_issue"]
@@ -93,6 +98,8 @@ class IssueFacts:
     environment: tuple[tuple[str, str], ...]  # JAX_*/XLA_* variables set
     config_updates: tuple[str, ...]  # jax.config.update(...) statements in the program
     command: str
+    releases: str = ""  # what `jax-reduce bisect` found: its answer and table ("" when it did not run)
+    reduced: bool = True  # the program came out of a reduction (else it is the user's file as it is)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,10 +255,9 @@ def error_line(stderr: str) -> str:
     return found[-1] if found else ""
 
 
-def title_of(result: Result, stderr: str) -> str:
-    """'jax.lax.dot: TypeError: dot_general requires ...' from the reduced program's own error (else the
-    original's), cut to :data:`TITLE_CHARS`."""
-    outcome = result.original
+def title_of(outcome: Outcome, stderr: str) -> str:
+    """'jax.lax.dot: TypeError: dot_general requires ...' from the program's own error (else ``outcome``'s,
+    the original's), cut to :data:`TITLE_CHARS`."""
     what = error_line(stderr) or (f"{outcome.exc_type.rsplit('.', 1)[-1]}: {outcome.first_line}"
                                   if outcome.exc_type else outcome.describe())
     title = f"{outcome.api}: {what}" if outcome.api else what
@@ -292,11 +298,12 @@ def render_issue(facts: IssueFacts, who: Identity) -> str:
         "## Description",
         "",
         "This program raises the error below. It was reduced automatically by jax-reduce from a larger "
-        "program that fails the same way.",
+        "program that fails the same way." if facts.reduced else "This program raises the error below.",
         "",
         md_code(program),
         "",
-        f"Reduced by {facts.versions}; preserved signature: `{' '.join(facts.signature.split())}`.",
+        f"{'Reduced' if facts.reduced else 'Checked'} by {facts.versions}; "
+        f"{'preserved' if facts.reduced else 'its'} signature: `{' '.join(facts.signature.split())}`.",
         "",
         "## The error",
         "",
@@ -304,6 +311,7 @@ def render_issue(facts: IssueFacts, who: Identity) -> str:
         "",
         _fence(without_literals(facts.error, literals) or "(nothing on stderr)", "text"),
         "",
+        *(["## JAX releases", "", facts.releases, ""] if facts.releases else []),
         "## System info (python version, jaxlib version, accelerator, etc.)",
         "",
         _fence(facts.environment_info or "(jax.print_environment_info() printed nothing)", "text"),
@@ -406,16 +414,25 @@ def gather(result: Result, command: str, options: Options | None = None) -> Issu
     name = os.path.basename(result.output or "repro.py")
     folder = os.path.dirname(os.path.abspath(result.input)) if result.input else ""
     sandbox = (options or Options()).sandbox_policy()
+    return _gathered(program, name, folder, sandbox, result.original, versions=result.provenance.versions_line(),
+                     signature=result.signature, command=command)
+
+
+def _gathered(program: str, name: str, folder: str, sandbox: Sandbox, outcome: Outcome, *, versions: str,
+              signature: str, command: str, **more: Any) -> IssueFacts:
+    """Run ``program`` as a user would and ``jax.print_environment_info()``, side by side, into the facts
+    (``outcome``: the program's, for the title when stderr shows no error line; ``more``: IssueFacts' optional
+    fields)."""
     with_info: list[str] = []
     info = threading.Thread(target=lambda: with_info.append(environment_info()))
     info.start()  # the two runs each import jax: overlap them
     error, status = run_as_user(program, name, folder, sandbox)  # the code block's lines, as shown
     info.join()
     return IssueFacts(
-        title=title_of(result, error), program=program, versions=result.provenance.versions_line(),
-        signature=result.signature, error=tail(error, ERROR_LINES, ERROR_CHARS), exit_status=status,
+        title=title_of(outcome, error), program=program, versions=versions,
+        signature=signature, error=tail(error, ERROR_LINES, ERROR_CHARS), exit_status=status,
         environment_info=with_info[0] if with_info else "", environment=relevant_environment(os.environ),
-        config_updates=config_updates(program), command=command,
+        config_updates=config_updates(program), command=command, **more,
     )
 
 
@@ -429,5 +446,25 @@ def write_issue(result: Result, *, command: Sequence[str] | None = None, options
             raise ValueError("the result has no output file; give path=")
         path = issue_path(result.output)
     facts = gather(result, command_line(sys.orig_argv if command is None else command), options)
+    write_atomically(path, render_issue(facts, identity_of(os.environ)))
+    return path
+
+
+def write_bisect_issue(bisection: Bisection, *, sandbox: Sandbox, command: Sequence[str] | None = None,
+                       path: str | None = None) -> str:
+    """Write the issue text for the program ``jax-reduce bisect`` ran (``NAME.issue.md`` beside it, or
+    ``path``), with what the bisection found, atomically; return its path."""
+    program = read_program(bisection.file)
+    source = program.source
+    header = header_of(source)
+    reference = FreshExecutor(sys_path=program.directory, sandbox=sandbox).run(
+        source, RUN_TIMEOUT, threading.Event())
+    facts = _gathered(
+        without_header(source, header), os.path.basename(bisection.file), program.directory, sandbox, reference,
+        versions=versions_line(), signature=bisection.reference,
+        command=command_line(sys.orig_argv if command is None else command),
+        releases=f"{bisection.answer()}\n\n{bisection.table()}", reduced=bool(header),
+    )
+    path = path or issue_path(bisection.file)
     write_atomically(path, render_issue(facts, identity_of(os.environ)))
     return path

@@ -123,16 +123,38 @@ def jax_environment(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in environ.items() if k.startswith(_ENV_PREFIXES)))
 
 
+def current_versions() -> tuple[tuple[str, str], ...]:
+    """jax-reduce's, jax's, jaxlib's, numpy's and Python's versions here."""
+    return tuple((name, _version(name)) for name in _PACKAGES) + (("Python", platform.python_version()),)
+
+
+def versions_line() -> str:
+    """"jax-reduce 0.1.0, jax 0.10.2, jaxlib 0.10.2, numpy 2.4.6, Python 3.11.7"."""
+    return ", ".join(f"{name} {version}" for name, version in current_versions())
+
+
 def provenance_of(source: str, options: Options, signature: str,
                   environ: Mapping[str, str] | None = None) -> Provenance:
-    versions = tuple((name, _version(name)) for name in _PACKAGES) + (("Python", platform.python_version()),)
     return Provenance(
-        versions=versions,
+        versions=current_versions(),
         signature=signature,
         options=effective_options(options),
         input_sha256=hashlib.sha256(source.encode()).hexdigest(),
         environment=jax_environment(os.environ if environ is None else environ),
     )
+
+
+_HEADER_LINE = re.compile(r"# (Reduced by jax-reduce |input sha256 |signature: |options: |environment: ).*\n")
+
+
+def header_of(source: str) -> str:
+    """The provenance header at the top of a reduced program ("" for any other program)."""
+    if not source.startswith("# Reduced by jax-reduce "):
+        return ""
+    end = 0
+    while (line := _HEADER_LINE.match(source, end)) is not None:
+        end = line.end()
+    return source[:end]
 
 
 def with_header(header: str, program: str) -> str:

@@ -1,0 +1,150 @@
+"""Virtual environments holding one JAX release each (``jax-reduce bisect``): built once from the package
+index with pip, cached, and reused.
+
+Each environment lives in ``CACHE/<interpreter>/jax-<release>`` and is used only once its ``READY`` file exists,
+written after pip succeeded, so an interrupted build is never taken for a finished one; a lock file keeps two
+bisections from building the same environment at once. Only CPU wheels are installed (jax with the jaxlib of
+its release). pip runs with the user's own configuration (their index, proxy and certificates).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from reprokit.jaxcompat import version_of
+
+PIP_TIMEOUT = 900.0  # seconds for one environment's install (a cold pip cache downloads jaxlib, ~80 MB)
+QUERY_TIMEOUT = 120.0
+READY = "READY"
+
+
+class InstallError(Exception):
+    """A JAX release could not be listed or installed (no package index, no wheel for this interpreter)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Interpreter:
+    """The Python that environments are made from: its path and what makes an environment specific to it."""
+
+    path: str
+    version: str  # "3.12.1"
+    tag: str  # "cp312-linux-x86_64": the cache's folder for this interpreter's environments
+
+    @classmethod
+    def of(cls, python: str = "") -> Interpreter:
+        python = python or sys.executable
+        code = ("import platform, sys, sysconfig; print(platform.python_version()); "
+                "print(f'{sys.implementation.name[:2]}{sys.version_info[0]}{sys.version_info[1]}-' "
+                "+ sysconfig.get_platform().replace('.', '_'))")
+        try:
+            done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=QUERY_TIMEOUT,
+                                  stdin=subprocess.DEVNULL)
+        except OSError as error:
+            raise InstallError(f"cannot run {python}: {error.strerror}") from None
+        if done.returncode != 0:
+            raise InstallError(f"cannot run {python}: {done.stderr.strip()[-300:]}")
+        version, tag = done.stdout.split()
+        return cls(python, version, tag)
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/jax-reduce/bisect`` (``~/.cache/jax-reduce/bisect`` when it is unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "jax-reduce" / "bisect"
+
+
+def _pip(python: str, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"}
+    env.pop("PYTHONPATH", None)  # the environment's own packages, not this process's
+    try:
+        return subprocess.run([python, "-m", "pip", *args], capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL, env=env)
+    except subprocess.TimeoutExpired:
+        raise InstallError(f"pip {' '.join(args[:2])} did not finish in {timeout:.0f}s") from None
+
+
+def _last_lines(text: str, lines: int = 3) -> str:
+    kept = [line for line in text.strip().splitlines() if line.strip() and not line.startswith("WARNING:")]
+    return " | ".join(kept[-lines:])
+
+
+def releases(interpreter: Interpreter, package: str) -> list[str]:
+    """Every release of ``package`` the package index offers for ``interpreter``, oldest first."""
+    done = _pip(interpreter.path, "index", "versions", package, timeout=QUERY_TIMEOUT)
+    found = re.search(r"^Available versions: (.*)$", done.stdout, re.MULTILINE)
+    if done.returncode != 0 or found is None:
+        raise InstallError(f"cannot list the releases of {package} for Python {interpreter.version}: "
+                           f"{_last_lines(done.stderr or done.stdout) or 'pip printed nothing'}")
+    return sorted((v.strip() for v in found.group(1).split(",") if v.strip()), key=version_of)
+
+
+def paired_jaxlib(release: str, jaxlibs: list[str]) -> str | None:
+    """The jaxlib that goes with jax ``release``: the same release, else the newest one before it."""
+    before = [v for v in jaxlibs if version_of(v) <= version_of(release)]
+    return max(before, key=version_of) if before else None
+
+
+def cached_releases(interpreter: Interpreter, cache_dir: Path) -> list[str]:
+    """The jax releases whose environments for ``interpreter`` are built in ``cache_dir``."""
+    folder = cache_dir / interpreter.tag
+    found = folder.glob(f"jax-*/{READY}") if folder.is_dir() else []
+    return sorted((path.parent.name[len("jax-"):] for path in found), key=version_of)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseEnvironment:
+    release: str
+    jaxlib: str
+    python: str  # the environment's interpreter
+    versions: dict[str, str]  # what pip installed: jax, jaxlib, numpy, ml_dtypes, ...
+
+
+def environment_for(release: str, jaxlib: str, interpreter: Interpreter, cache_dir: Path) -> ReleaseEnvironment:
+    """The cached environment holding jax ``release`` and ``jaxlib``, built first if need be."""
+    folder = cache_dir / interpreter.tag / f"jax-{release}"
+    python = str(folder / "bin" / "python")
+    with _locked(cache_dir / interpreter.tag / f".jax-{release}.lock"):
+        if not (folder / READY).exists():
+            _build(folder, release, jaxlib, interpreter)
+        versions = json.loads((folder / READY).read_text())
+    return ReleaseEnvironment(release, jaxlib, python, versions)
+
+
+def _build(folder: Path, release: str, jaxlib: str, interpreter: Interpreter) -> None:
+    shutil.rmtree(folder, ignore_errors=True)  # an interrupted build
+    made = subprocess.run([interpreter.path, "-m", "venv", str(folder)], capture_output=True, text=True,
+                          timeout=QUERY_TIMEOUT, stdin=subprocess.DEVNULL)
+    if made.returncode != 0:
+        raise InstallError(f"cannot create a virtual environment for jax {release}: {_last_lines(made.stderr)}")
+    python = str(folder / "bin" / "python")
+    done = _pip(python, "install", "--only-binary=:all:", f"jax=={release}", f"jaxlib=={jaxlib}",
+                timeout=PIP_TIMEOUT)
+    if done.returncode != 0:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise InstallError(f"cannot install jax {release} (jaxlib {jaxlib}) for Python {interpreter.version}: "
+                           f"{_last_lines(done.stderr or done.stdout)}")
+    listed = _pip(python, "list", "--format=json", timeout=QUERY_TIMEOUT)
+    versions = {p["name"].lower(): p["version"] for p in json.loads(listed.stdout or "[]")
+                if p["name"].lower() not in ("pip", "setuptools")}
+    (folder / READY).write_text(json.dumps(versions, sort_keys=True))
