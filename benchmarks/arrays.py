@@ -24,6 +24,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 INPUTS = HERE / "arrays-inputs"
 OUTPUTS = HERE / "arrays-outputs"
+sys.path.insert(0, str(ROOT))
+from benchmarks import stamp  # noqa: E402
 
 
 def commit_of(checkout: Path) -> str:
@@ -87,6 +89,7 @@ def main() -> None:
         f"- base: {base_commit}" + ("" if commit_of(args.base) == base_commit else
                                      f" (moved to {commit_of(args.base)} during the run)"),
         f"- new: {commit_of(ROOT)}",
+        f"- on: {stamp.versions()}, {stamp.machine()}",
         "",
         table(rows),
         "",

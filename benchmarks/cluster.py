@@ -27,9 +27,7 @@ import argparse
 import dataclasses
 import datetime
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +35,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from benchmarks import stamp  # noqa: E402
 
 from reducer.batch import reduce_dir  # noqa: E402
 from reducer.records import Report, Status  # noqa: E402
@@ -197,13 +196,6 @@ def projection(rows: list[Row], throughput: float, client: float, files: int = 1
             f"gives {files * (15 + max(cluster.overhead, 0.0)) / workers / 60:.0f} min).")
 
 
-def commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                           text=True, cwd=HERE).stdout.strip()
-    return done.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=40)
@@ -242,7 +234,7 @@ def main() -> None:
     text = [
         "# Cluster benchmark: the local batch vs a Dask LocalCluster", "",
         "`nice -n 5 python benchmarks/cluster.py " + " ".join(sys.argv[1:]) + "`", "",
-        f"Commit {commit()}; {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"{stamp.stamp()}; "
         f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average at the end "
         f"{os.getloadavg()[0]:.1f} (the machine is shared, so times are an upper bound).", "",
         f"{args.files} generated repros (3 bugs in variants), statement passes, `--jobs 1` per file.", "",

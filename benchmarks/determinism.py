@@ -17,15 +17,13 @@ import dataclasses
 import datetime
 import multiprocessing
 import os
-import platform
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from benchmarks import stamp  # noqa: E402
 
-import jax  # noqa: E402  (only for its version in the report)
 
 from reducer.api import Result, reduce  # noqa: E402
 from reducer import InputError  # noqa: E402
@@ -71,14 +69,6 @@ def body(text: bytes) -> bytes:
 def busy(stop: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
     while not stop.is_set():
         sum(i * i for i in range(10_000))
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main() -> None:
@@ -142,8 +132,7 @@ def write_report(args: argparse.Namespace, header: str, rows: list[str], identic
     text = "\n".join([
         "# Determinism: the same bytes whatever --jobs, load and the sandbox",
         "",
-        f"Commit {commit()}, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, jax {jax.__version__}, "
-        f"Python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} when "
+        f"{stamp.stamp()}; {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.1f} when "
         f"written; loaded = {args.load} busy processes of its own. "
         f"Command: `{command.strip()}`.",
         "",

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks import stamp  # noqa: E402
 
 from reducer.execution.fresh import FreshExecutor  # noqa: E402
 from reducer.execution.pool import PoolExecutor  # noqa: E402
@@ -76,6 +77,8 @@ def main() -> None:
             retired = ", ".join(f"{why}: {n}" for why, n in pool.stats.retired.items()) or "none"
             print(f"{name}, {jobs} jobs: {pool.stats.in_place} candidates in place on {pool.stats.runners} runners "
                   f"(retired: {retired}), {pool.stats.own_child} in a child of their own")
+    print()
+    print(f"Measured at {stamp.stamp()}.")
     print()
     print("| workload | executor | candidates/s | median s/candidate | vs fresh |")
     print("|---|---|---|---|---|")

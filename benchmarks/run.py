@@ -16,7 +16,6 @@ import dataclasses
 import datetime
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -25,8 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import jax  # noqa: E402  (only for its version in the report)
-
+from benchmarks import stamp  # noqa: E402
 from benchmarks.baselines import LineDdminStats, line_ddmin  # noqa: E402
 from reducer.api import reduce  # noqa: E402
 from reducer.judging.checks import check_original, derive_timeout, run_once  # noqa: E402
@@ -125,7 +123,7 @@ def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
 
 
 def machine() -> str:
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, jax {jax.__version__}"
+    return f"{stamp.machine()}, {stamp.versions()}"
 
 
 def fmt(value, spec: str = "") -> str:
@@ -216,12 +214,7 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
 
 def commit() -> str:
     """The commit this run measured (HEAD when it started), marked when the tree had uncommitted changes."""
-    import subprocess
-    root = HERE.parent
-    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "reducer", "reprokit"],
-                           cwd=root, capture_output=True, text=True).stdout.strip()
-    return head.stdout.strip() + (" (reducer with uncommitted changes)" if dirty else "")
+    return stamp.commit()
 
 
 def main() -> None:

@@ -17,7 +17,6 @@ import argparse
 import datetime
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from benchmarks import stamp  # noqa: E402
 
 from reducer.api import reduce  # noqa: E402
 from reducer.execution.pool import PoolExecutor  # noqa: E402
@@ -35,14 +35,6 @@ KINDS = {
     "runner": "import jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n",
     "own child": "import builtins\nimport jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n",
 }
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def cost(rounds: int) -> list[str]:
@@ -117,7 +109,7 @@ def main() -> None:
     args = parser.parse_args()
     niceness = os.nice(0)
     command = (f"nice -n {niceness} " if niceness else "") + "python benchmarks/sandbox.py " + " ".join(sys.argv[1:])
-    out = [f"# Sandbox cost ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, commit {commit()})",
+    out = [f"# Sandbox cost ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {stamp.stamp()})",
            "", f"`{command.strip()}` on {os.cpu_count()} cores (shared; load {os.getloadavg()[0]:.1f})", ""]
     out += cost(args.rounds)
     if not args.skip_results:

@@ -24,12 +24,12 @@ import ast
 import builtins
 import dataclasses
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from benchmarks import stamp  # noqa: E402
 
 from reducer.api import signature_of  # noqa: E402
 from reducer.execution.outcome import Kind, Outcome  # noqa: E402
@@ -168,13 +168,11 @@ def main() -> None:
                         help="compare each corpus program with its hand-written minimal (calibration)")
     parser.add_argument("--only", nargs="*", default=[], help="corpus name prefixes (with --dir or --minimals)")
     args = parser.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=HERE).stdout.strip()
     verdicts = []
     for original, reduced in pairs_of(args):
         verdict = compare(original, reduced)
         verdicts.append(calibrated(original, verdict) if args.dir else verdict)
-    print(f"# slip check at commit {commit}")
+    print(f"# slip check at {stamp.stamp()}")
     for verdict in verdicts:
         flagged = "DIFFERS" if args.minimals else "SLIPPED"
         state = flagged if verdict.slipped else "same, differing as the minimal does" if verdict.as_minimal else "same"

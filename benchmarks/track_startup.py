@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks import stamp  # noqa: E402
 
 
 def main() -> None:
@@ -26,6 +28,7 @@ def main() -> None:
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("JAX_REPRO_DIR", "JAX_REPRO_FLAGS", "JAX_TRACK_CHILD")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    print(f"Measured at {stamp.stamp()}.")
     with tempfile.TemporaryDirectory(prefix="track-startup-") as work:
         Path(work, "ok.py").write_text("print('ok')\n")
         told = os.path.join(work, "told")  # where a child names a saved repro (none here)

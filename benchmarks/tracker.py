@@ -18,7 +18,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import re
 import signal
 import subprocess
@@ -29,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks import stamp  # noqa: E402
 
 from benchmarks.slip import fingerprint, program_names  # noqa: E402
 from reducer.api import signature_of  # noqa: E402
@@ -128,8 +128,7 @@ def markdown(rows: list[dict], seconds: float, command: str, repeat: int) -> str
     saving = sorted(r.get("save s", 0.0) for r in rows if r["saved"])
     lines = [
         "# Tracker on the corpus", "",
-        f"Commit {_commit()}. Run on {datetime.date.today()} ({platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}) with `{command}`, {seconds:.0f} s in all; plain and tracked runs "
+        f"Run on {datetime.date.today()} ({stamp.stamp()}) with `{command}`, {seconds:.0f} s in all; plain and tracked runs "
         f"alternate, {repeat} of each per program, and each keeps its fastest.", "",
         f"- programs: {len(rows)}; standalone repro with the same signature: {kept}/{len(rows)}; "
         f"standalone: {standalone_}/{len(rows)}",
@@ -173,13 +172,6 @@ def strict_cell(row: dict) -> str:
     if not row["saved"]:
         return "-"
     return "same" if not row.get("strict") else "**differs**"
-
-
-def _commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                           capture_output=True, text=True).stdout.strip()
-    return done.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
 def main() -> None:
