@@ -24,6 +24,7 @@ from reducer.judging.signature import Level, Signature
 from reducer.options import Options
 from reducer.records import Report
 from reducer.search.engine import MIXED, PassStats, Progress
+from reprokit import jaxcompat
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -195,6 +196,8 @@ def _payoff(tokens: int, tests: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     # The command line says what the sandbox leaves open in its own line (warn_once, silenced by --quiet and
     # by --no-sandbox, which the user chose); the library's SandboxWarning would say it a second time.
+    if (untested := jaxcompat.untested_once()) is not None:
+        print(f"jax-reduce: warning: {untested}", file=sys.stderr)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SandboxWarning)
         try:

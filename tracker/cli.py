@@ -11,6 +11,8 @@ import sys
 import tempfile
 import traceback
 
+from reprokit import jaxcompat
+
 # Set in the child's environment (to the file where it names a repro it saved): this process runs the script.
 CHILD = "JAX_TRACK_CHILD"
 # The signals a crash inside JAX dies of; no Python code runs after them, so only the parent can save.
@@ -46,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     told = os.environ.pop(CHILD, None)  # popped: a jax-track the script itself runs is a parent again
     if told is None:
+        if (untested := jaxcompat.untested_once()) is not None:
+            print(f"jax-track: warning: {untested}", file=sys.stderr)
         return parent(options, sys.argv[1:] if argv is None else argv)
     return run_script(options, told)
 

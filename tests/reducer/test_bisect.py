@@ -18,6 +18,7 @@ import pytest
 from reducer.bisect import Bisection, Trial, bisect, select
 from reducer.execution.environments import Interpreter, paired_jaxlib
 from reducer.provenance import header_of
+from reprokit import jaxcompat
 from reprokit.jaxcompat import untested_release, version, version_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,17 +68,26 @@ def test_the_answer_names_the_release_that_introduced_or_fixed_the_failure():
 def test_releases_are_ordered_selected_and_paired():
     available = ["0.10.2", "0.8.3", "0.12.0.1", "0.9.0", "0.12.0", "0.11.2"]
     ordered = sorted(available, key=version_of)
-    assert select(ordered, None) == ["0.9.0", "0.10.2", "0.11.2", "0.12.0", "0.12.0.1"]
     assert select(ordered, "0.10.0..0.12.0") == ["0.10.2", "0.11.2", "0.12.0"]
     assert select(ordered, "0.11.2") == ["0.11.2"]
     with pytest.warns(RuntimeWarning, match="not supported"):
         assert select(ordered, "0.8.0..0.9.0") == ["0.8.3", "0.9.0"]
+    assert select(ordered, None) == ["0.10.2", "0.11.2", "0.12.0", "0.12.0.1"]
     assert paired_jaxlib("0.5.2", ["0.5.0", "0.5.1", "0.5.3"]) == "0.5.1"
     assert paired_jaxlib("0.12.0.1", ["0.12.0", "0.12.0.1"]) == "0.12.0.1"
     assert version_of("0.12.0.1") == (0, 12, 0, 1) and version_of("0.13.0.dev20261101") == (0, 13, 0)
     assert untested_release((0, 13, 0)) == "jax 0.13.0 is newer than the newest release jax-reduce was tested " \
                                            "with (0.12.x)"
     assert untested_release(version()) is None  # the suite runs on a supported release
+    assert untested_release((0, 9, 2)) == "jax 0.9.2 is older than the oldest release jax-reduce supports (0.10.0)"
+
+
+def test_an_untested_release_is_told_once(monkeypatch):
+    monkeypatch.setattr(jaxcompat, "_told", False)
+    monkeypatch.setattr(jaxcompat, "version", lambda: (0, 13, 1))
+    assert jaxcompat.untested_once() == ("jax 0.13.1 is newer than the newest release jax-reduce was tested with "
+                                         "(0.12.x): results may differ; please report what does not work")
+    assert jaxcompat.untested_once() is None
 
 
 def test_a_reduced_programs_header_is_told_apart_from_the_users_comments():
