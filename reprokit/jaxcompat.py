@@ -91,6 +91,19 @@ def untested_once() -> str | None:
     return f"{reason}: results may differ; please report what does not work" if reason else None
 
 
+# --- message shapes ---------------------------------------------------------------------------------------
+# Pytree structure errors list the program's own dict keys, which inlining and shrinking change; signatures
+# abstract them to <keys> and keep the words around them. Each release family words it differently; the
+# patterns match text, so each applies only where its release's words appear.
+KEY_LISTS = (
+    # 0.10.2 and later: "with 4 child keys\n    dec1 dec2 enc1 enc2" (0.12: "['dec1'] ['dec2']"), the
+    # symmetric difference and the key path on the line after their words.
+    re.compile(r"((?:child keys|key sets is|at key path)\n)[ \t]+\S.*$", re.MULTILINE),
+    # 0.10.0 and 0.10.1: "Dict key mismatch; expected keys: ['a']; present keys: ['a', 'b']."
+    re.compile(r"(\b(?:expected|present) keys: )\[[^\]]*\]"),
+)
+
+
 # --- private modules -----------------------------------------------------------------------------------------
 
 def internal(name: str) -> types.ModuleType | None:

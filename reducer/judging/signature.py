@@ -12,6 +12,7 @@ import enum
 import re
 
 from reducer.execution.outcome import Kind, Outcome, first_line
+from reprokit import jaxcompat
 from reprokit.facts import operand_kind
 
 
@@ -67,10 +68,6 @@ _MESSAGE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-# Pytree structure errors list the program's own dict keys and key paths on the line after these words
-# ("with 4 child keys\n    dec1 dec2 enc1 enc2"): names of the program's data, which inlining and shrinking
-# change; the words before them say what kind of mismatch it is and stay.
-_KEY_LISTS = re.compile(r"((?:child keys|key sets is|at key path)\n)[ \t]+\S.*$", re.MULTILINE)
 
 
 def _template_line(line: str) -> str:
@@ -82,7 +79,8 @@ def _template_line(line: str) -> str:
 def template(message: str) -> str:
     """Every line of ``message``, volatile parts (numbers, shapes, ids, paths, the program's own names, tracer
     levels) abstracted and JAX's boilerplate lines dropped, joined by " | "."""
-    message = _KEY_LISTS.sub(r"\1<keys>", message)
+    for keys in jaxcompat.KEY_LISTS:  # the program's own dict keys in pytree structure errors
+        message = keys.sub(r"\1<keys>", message)
     lines = (_template_line(line) for line in message.splitlines() if not _BOILERPLATE_LINES.match(line.strip()))
     return " | ".join(line for line in lines if line)
 
