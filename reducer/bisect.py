@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from reducer.execution.environments import (
-    InstallError, Interpreter, cached_releases, default_cache_dir, environment_for, paired_jaxlib, releases,
+    InstallError, Interpreter, cached_releases, default_cache_dir, environment_for, folder_of, is_built,
+    paired_jaxlib, releases,
 )
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Kind, Outcome
@@ -133,13 +134,15 @@ def bisect(
     path: str | os.PathLike[str], *, jax: str | None = None, python: str | None = None, every: bool = False,
     signature: Signature | None = None, cache_dir: str | os.PathLike[str] | None = None,
     sandbox: Sandbox | None = None, timeout: float | None = None,
-    on_trial: Callable[[Trial], None] | None = None,
+    on_trial: Callable[[Trial], None] | None = None, on_install: Callable[[str, Path], None] | None = None,
 ) -> Bisection:
     """Which JAX release made the program at ``path`` fail as it does on the installed jax, or stop failing.
 
     ``jax``: the releases to consider, ``"0.9.0..0.12.0.1"`` (default: every supported release installable
     for ``python``, default this interpreter). ``signature``: the level of comparison (default ``type``).
-    Raises :class:`InstallError` when a release cannot be listed or installed, and
+    ``on_trial`` is called with each release's :class:`Trial`, ``on_install`` with a release and its folder
+    before its environment is built (once; later bisections reuse it). Raises :class:`InstallError` when a
+    release cannot be listed or installed, and
     :class:`~reducer.judging.checks.InputError` for a program that cannot be read.
     """
     program = read_program(path)
@@ -164,6 +167,8 @@ def bisect(
     def verdict(index: int) -> bool:
         if index not in tried:
             release = searched[index]
+            if on_install is not None and not is_built(release, interpreter, cache):
+                on_install(release, folder_of(release, interpreter, cache))
             environment = environment_for(release, paired_jaxlib(release, jaxlibs) or "", interpreter, cache)
             runner = FreshExecutor(python=environment.python, sys_path=program.directory, sandbox=sandbox)
             outcome = runner.run(program.source, per_run, threading.Event())

@@ -405,7 +405,9 @@ def bisect_main(argv: list[str]) -> int:
             try:
                 found = bisect(args.file, jax=args.jax, python=args.python, every=args.every,
                                signature=Signature(Level(args.signature)), cache_dir=args.cache_dir,
-                               sandbox=sandbox, timeout=args.timeout, on_trial=say)
+                               sandbox=sandbox, timeout=args.timeout, on_trial=say,
+                               on_install=None if args.quiet or args.json else lambda release, folder: print(
+                                   f"jax-reduce: installing jax {release} into {folder} (once)", file=sys.stderr))
             finally:
                 for warning in warned:
                     print(f"jax-reduce: warning: {warning.message}", file=sys.stderr)

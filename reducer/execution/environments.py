@@ -120,9 +120,17 @@ class ReleaseEnvironment:
     versions: dict[str, str]  # what pip installed: jax, jaxlib, numpy, ml_dtypes, ...
 
 
+def folder_of(release: str, interpreter: Interpreter, cache_dir: Path) -> Path:
+    return cache_dir / interpreter.tag / f"jax-{release}"
+
+
+def is_built(release: str, interpreter: Interpreter, cache_dir: Path) -> bool:
+    return (folder_of(release, interpreter, cache_dir) / READY).exists()
+
+
 def environment_for(release: str, jaxlib: str, interpreter: Interpreter, cache_dir: Path) -> ReleaseEnvironment:
     """The cached environment holding jax ``release`` and ``jaxlib``, built first if need be."""
-    folder = cache_dir / interpreter.tag / f"jax-{release}"
+    folder = folder_of(release, interpreter, cache_dir)
     python = str(folder / "bin" / "python")
     with _locked(cache_dir / interpreter.tag / f".jax-{release}.lock"):
         if not (folder / READY).exists():

@@ -144,6 +144,7 @@ def test_without_a_package_index_it_names_the_release_it_could_not_install(tmp_p
          "--cache-dir", str(tmp_path / "cache")], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
     assert done.returncode == 2
     assert "jax-reduce: cannot install jax 0.11.0 (jaxlib 0.11.0) for Python 3.12" in done.stderr, done.stderr
+    assert f"jax-reduce: installing jax 0.11.0 into {tmp_path / 'cache'}/cp312-" in done.stderr, done.stderr
     assert not list((tmp_path / "cache").glob("*/jax-0.11.0"))  # no half-built environment is left to be reused
 
 
