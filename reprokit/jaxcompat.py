@@ -8,7 +8,7 @@ a caller asks for one of its parts, never on import, and helpers that only look 
 ``backend_started``) never import jax at all.
 
 Supported releases: every JAX release from :data:`OLDEST_TESTED` to the :data:`NEWEST_TESTED` minor release (the
-test suite ran on both ends, README "Supported JAX releases"); a newer one runs, with one warning per process.
+test suite ran on both ends, docs/jax-releases.md); a newer one runs, with one warning per process.
 """
 
 from __future__ import annotations

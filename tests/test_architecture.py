@@ -1,4 +1,4 @@
-"""The layers the folders show, and the one direction imports run between them (README, "Architecture").
+"""The layers the folders show, and the one direction imports run between them (docs/architecture.md).
 
 Every import counts, including those inside functions: a lazy upward import is still an upward dependency.
 """
