@@ -16,6 +16,8 @@ import sys
 import types
 from typing import Any
 
+from reprokit import jaxcompat
+
 # Modules whose exported functions count as "the public JAX function" a user called, most specific first.
 PUBLIC_MODULES = ("jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.ops", "jax.tree_util", "jax.numpy.linalg",
                   "jax.numpy.fft", "jax.scipy.special", "jax.scipy.linalg", "jax")
@@ -157,8 +159,7 @@ def _arguments(frame: types.FrameType) -> list[Any]:
 
 
 def _is_jax(frame: types.FrameType) -> bool:
-    name = frame.f_globals.get("__name__", "")
-    return name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib."))
+    return jaxcompat.is_jax_module(frame.f_globals.get("__name__", ""))
 
 
 # A module that wraps JAX's functions sets this global to True: its frames inside a run of JAX frames

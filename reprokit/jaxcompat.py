@@ -116,6 +116,11 @@ def load(name: str) -> types.ModuleType:
     return importlib.import_module(f"{INTERNAL}.{name}")
 
 
+def is_jax_module(name: str) -> bool:
+    """Whether a module is JAX's, public or private, or jaxlib's (a frame of it is inside JAX)."""
+    return name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib."))
+
+
 def is_internal(module: str) -> bool:
     """Whether a module is JAX's implementation rather than its public face (``jax._src.*``, jaxlib)."""
     return module.startswith((INTERNAL, "jaxlib"))

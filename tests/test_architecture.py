@@ -158,3 +158,13 @@ def test_the_compat_check_sees_every_way_of_naming_internals(tmp_path):
                         'import jax\nx = "jax._src.prng"\ny = jax._src\n')
     assert jax_internals_named(offender) == [
         "from jax._src import", "import jax._src.api", "'jax._src.prng'", "line 6: ._src"]
+
+
+def test_one_failure_builder_one_program_site_one_jax_frame_test():
+    """The tracker and the runner build a failure with reprokit.failures; "is this JAX's frame" is asked of
+    jaxcompat alone (the names below appear nowhere else in code)."""
+    owners = {'"<program>"': ROOT / "reprokit" / "failures.py", '"jaxlib."': ROOT / "reprokit" / "jaxcompat.py"}
+    for literal, owner in owners.items():
+        users = [path for package in ("reducer", "tracker", "reprokit") for path in sources(package)
+                 if literal in path.read_text()]
+        assert users == [owner], (literal, users)

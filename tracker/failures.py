@@ -12,13 +12,10 @@ import types
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from reprokit.facts import safe_facts_of
+from reprokit.failures import failure_of, site_in_jax
 
 if TYPE_CHECKING:
     from reducer import Outcome
-
-PROGRAM_SITE = "<program>"  # the program's own frames: the reducer keeps no names from them either
-
 
 def full_traceback(error: BaseException) -> types.TracebackType | None:
     """``error``'s traceback with JAX's frames still in it.
@@ -48,50 +45,14 @@ def unfiltered(error: BaseException) -> Iterator[BaseException]:
         error.__traceback__ = shown
 
 
-def _frames(error: BaseException) -> list[types.FrameType]:
-    frames = []
-    tb = full_traceback(error)
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    return frames
-
-
-def _is_jax(module: str) -> bool:
-    return module in ("jax", "jaxlib") or module.startswith(("jax.", "jaxlib."))
-
-
-def raising_site(error: BaseException) -> tuple[str, str]:
-    """(module, function) of the innermost JAX frame; the program's own code is one site, unnamed.
-
-    Not the reducer's ``site_of``: that one names the innermost non-JAX frame outside the program file (a
-    library's, or a local module's), which a repro cannot keep: it is one file that calls JAX, so any
-    error without a JAX frame is raised by the program itself there.
-    """
-    for frame in reversed(_frames(error)):
-        module = str(frame.f_globals.get("__name__", ""))
-        if _is_jax(module):
-            return module, frame.f_code.co_name
-    return PROGRAM_SITE, ""
-
-
-def _message(error: BaseException) -> str:
-    try:
-        return str(error)
-    except Exception as broken:  # a broken __str__ must not stop the save
-        return f"<unprintable {type(error).__name__}: {broken!r}>"
-
-
 def failure_outcome(error: BaseException, program: str = "") -> "Outcome":
     """``error`` as the reducer's runner would report it had ``program`` raised it in a candidate process:
-    its public type name, message, raising site and the facts of the raising JAX call."""
-    from reducer import Kind, Outcome, public_type_name
-    module, function = raising_site(error)
+    its public type name, message, raising site (the innermost JAX frame, else the program: the site rule of
+    a repro, which is one file) and the facts of the raising JAX call, read off its full traceback."""
+    from reducer import Kind, Outcome
     with unfiltered(error) as full:
-        facts = safe_facts_of(full, program)
-    return Outcome(kind=Kind.EXCEPTION, exc_type=public_type_name(type(error)), message=_message(error),
-                   site_module=module, site_function=function, primitive=facts.primitive,
-                   api=facts.function, operands=facts.operands)
+        failure = failure_of(full, program, site_in_jax)
+    return Outcome(kind=Kind.EXCEPTION, **failure.fields())
 
 
 def failure_key(error: BaseException) -> tuple[str, ...]:

@@ -438,8 +438,7 @@ def _called_by_jax(depth: int = 2) -> bool:
     """Whether the operator was called by JAX's own library code (``ids.max()`` inside a JAX function
     the tracker does not wrap): that is the function's insides, not the user's call, so it is left to
     the primitive binds. (C code such as ``operator.add`` has no frame: its caller decides.)"""
-    name = sys._getframe(depth).f_globals.get("__name__", "")
-    return name.startswith(("jax.", "jaxlib.")) or name == "jax"
+    return jaxcompat.is_jax_module(sys._getframe(depth).f_globals.get("__name__", ""))
 
 
 def _recording_operator(name: str, original: Callable) -> Callable:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import signal as _signal
-import sys
 from typing import Any
 
-from reprokit import jaxcompat
-from reprokit.facts import safe_facts_of
+from reprokit.failures import PROGRAM_SITE, failure_of, public_type_name, site_in_library
 from reprokit.records import known_fields
 
-PROGRAM_SITE = "<program>"  # raising site inside the program being reduced: its own names are not kept
+__all__ = ["PROGRAM_SITE", "Kind", "Outcome", "exception_outcome", "first_line", "public_type_name", "signal_name",
+           "with_verdict"]
 
 
 class Kind(str, enum.Enum):
@@ -35,7 +34,7 @@ class Outcome:
     kind: Kind
     exc_type: str = ""  # qualified, public where possible: "jax.errors.ConcretizationTypeError"
     message: str = ""
-    site_module: str = ""  # module of the raising site ("<program>" for the program's own code)
+    site_module: str = ""  # module of the raising site (PROGRAM_SITE for the program's own code)
     site_function: str = ""
     signal: int = 0  # for crashes killed by a signal
     exit_code: int = 0  # for crashes that exited without reporting
@@ -110,84 +109,10 @@ def first_line(message: str) -> str:
 
 # --- the raising site ---------------------------------------------------------------------------------
 
-# Public homes of exception types that JAX defines in private modules, most specific first.
-_PUBLIC_MODULES = ("jax.errors", "jax.lax", "jax.numpy", "jax.random", "jax.tree_util", "jax")
-
-
-def public_type_name(exc_type: type) -> str:
-    """The qualified name a user would write: builtins bare, JAX's private types by their public alias."""
-    module, qualname = exc_type.__module__, exc_type.__qualname__
-    if module == "builtins":
-        return qualname
-    if jaxcompat.is_internal(module):
-        for public in _PUBLIC_MODULES:
-            if getattr(sys.modules.get(public), qualname, None) is exc_type:
-                return f"{public}.{qualname}"
-    return f"{module}.{qualname}"
-
-
-def _is_jax_module(name: str) -> bool:
-    return name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib."))
-
-
-def site_of(frames: list[tuple[str, str, str]], program_file: str) -> tuple[str, str]:
-    """(module, function) of the innermost frame inside jax, else of the innermost frame.
-
-    ``frames`` are (module name, function name, file name), outermost first. A site in the program
-    itself is reported as ``PROGRAM_SITE`` without a function: the reducer renames and inlines the
-    program's own functions, which must not change its signature.
-    """
-    for module, function, _ in reversed(frames):
-        if _is_jax_module(module):
-            return module, function
-    if not frames:
-        return "", ""
-    module, function, filename = frames[-1]
-    if filename == program_file:
-        return PROGRAM_SITE, ""
-    return module, function
-
-
-def traceback_frames(exc: BaseException) -> list[tuple[str, str, str]]:
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        frames.append((str(tb.tb_frame.f_globals.get("__name__", "")), code.co_name, code.co_filename))
-        tb = tb.tb_next
-    return frames
-
-
-def program_lines(exc: BaseException, program_file: str) -> tuple[int, ...]:
-    """Line numbers of the traceback's frames in ``program_file``, outermost first."""
-    lines = []
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == program_file:
-            lines.append(tb.tb_lineno)
-        tb = tb.tb_next
-    return tuple(lines)
-
 
 def exception_outcome(exc: BaseException, program_file: str, seconds: float) -> Outcome:
-    try:
-        message = str(exc)
-    except Exception as err:  # a broken __str__ must not hide the failure
-        message = f"<unprintable {type(exc).__name__}: {err!r}>"
-    module, function = site_of(traceback_frames(exc), program_file)
-    facts = safe_facts_of(exc, program_file)
-    return Outcome(
-        kind=Kind.EXCEPTION,
-        exc_type=public_type_name(type(exc)),
-        message=message,
-        site_module=module,
-        site_function=function,
-        seconds=seconds,
-        primitive=facts.primitive,
-        api=facts.function,
-        operands=facts.operands,
-        lines=program_lines(exc, program_file),
-    )
+    """``exc``, raised by the candidate ``program_file``, as its outcome (reprokit.failures builds it)."""
+    return Outcome(kind=Kind.EXCEPTION, seconds=seconds, **failure_of(exc, program_file, site_in_library).fields())
 
 
 # --- a predicate's verdict ----------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from reducer.execution.outcome import PROGRAM_SITE, public_type_name, site_of
+from reducer.execution.outcome import PROGRAM_SITE, public_type_name
+from reprokit.failures import site_in_library as site_of
 from reducer.execution.outcome import Kind, Outcome, first_line
 from reducer.judging.signature import Level, Signature, crash_site, template
 
