@@ -1,7 +1,8 @@
 """``issue.md``: what the JAX bug-report template asks for, built from a finished reduction.
 
-The text is built by pure functions from an :class:`IssueFacts` record; only :func:`gather` runs processes
-(the reduced program as a user would run it, and ``jax.print_environment_info()``) and only
+The text is built by pure functions from an :class:`IssueFacts` record; only :func:`gather` runs processes,
+through the execution layer (:mod:`reducer.execution.userrun`: the reduced program as a user would run it,
+and ``jax.print_environment_info()``), and only
 :func:`write_issue` writes. Everything that goes into the file is scrubbed first: the home directory becomes
 ``~``, the user name ``<user>``, and data literals longer than :data:`LONG_LITERAL` characters ``...``; the file
 says what was replaced.
@@ -16,14 +17,10 @@ import keyword
 import os
 import re
 import shlex
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
-from pathlib import Path
 
 import libcst as cst
 
@@ -31,11 +28,9 @@ from reducer.api import Result
 from reducer.bisect import Bisection
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Outcome
-from reducer.files import read_program
-from reducer.execution.fresh import PACKAGE_ROOT, copy_folder_files, kill_group
-from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV
 from reducer.execution.sandbox import Sandbox
-from reducer.files import write_atomically
+from reducer.execution.userrun import environment_info, run_as_user
+from reducer.files import read_program, write_atomically
 from reducer.options import Options
 from reducer.provenance import header_of, jax_environment, versions_line
 from reducer.report import md_code
@@ -57,10 +52,6 @@ _SHARED_HOMES = frozenset({"/tmp", "/var/tmp", "/nonexistent", "/var/empty", "/d
 _OWN_ENV = ("JAX_REDUCE_", "JAX_REPRO_")
 # Enters the sandbox the reduction used, then becomes `python NAME` (exec keeps Landlock, seccomp and the
 # namespaces, and gives the user's own traceback, without a runner's frames).
-_AS_USER_EXEC = ("import os, sys; sys.path.insert(0, sys.argv[1]); from reducer.execution import runner; "
-                 "runner.enter_sandbox(); os.execv(sys.executable, [sys.executable, sys.argv[2]])")
-
-
 @dataclasses.dataclass(frozen=True)
 class Scrubbed:
     """How many things were replaced before writing."""
@@ -355,56 +346,6 @@ def issue_path(output: str) -> str:
 # --- running ------------------------------------------------------------------------------------------
 
 
-def user_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """The environment a user's own ``python`` would have: no tracker switch, JAX's default traceback filtering."""
-    return {k: v for k, v in environ.items() if k not in TRACKER_ENV and k != "JAX_TRACEBACK_FILTERING"
-            and k not in (SANDBOX_ENV, PARENT_ENV)}
-
-
-def run_as_user(program: str, name: str, folder: str, sandbox: Sandbox, timeout: float = RUN_TIMEOUT) -> tuple[str, str]:
-    """Run ``program`` once as ``python NAME`` in a scratch copy of ``folder``'s files, inside ``sandbox``;
-    (its stderr with the scratch folder's path taken out, how it ended)."""
-    scratch = Path(tempfile.mkdtemp(prefix="jax-reduce-issue-"))
-    try:
-        copy_folder_files(folder, scratch)
-        (scratch / name).write_text(program)
-        env = user_environment(os.environ)
-        env.update({SANDBOX_ENV: sandbox.to_json(), PARENT_ENV: str(os.getpid())})
-        extra = os.pathsep.join(filter(None, [folder, env.get("PYTHONPATH", "")]))  # sibling modules, as confirmed
-        env["PYTHONPATH"] = extra
-        with open(scratch / ".stderr", "wb") as err:
-            proc = subprocess.Popen([sys.executable, "-c", _AS_USER_EXEC, PACKAGE_ROOT, name], cwd=scratch, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                    start_new_session=True)
-            try:
-                proc.wait(timeout=timeout)
-                status = _status(proc.returncode)
-            except subprocess.TimeoutExpired:
-                status = f"still running after {timeout:.0f}s: killed"
-            finally:
-                kill_group(proc)
-        stderr = (scratch / ".stderr").read_bytes().decode("utf-8", "replace")
-        return stderr.replace(f"{scratch}{os.sep}", ""), status
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _status(returncode: int) -> str:
-    return f"killed by signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
-
-
-def environment_info(timeout: float = ENV_INFO_TIMEOUT) -> str:
-    """``jax.print_environment_info()`` from a fresh interpreter (this one's jax may be patched by a tracker)."""
-    try:
-        done = subprocess.run([sys.executable, "-c", "import jax; jax.print_environment_info()"],
-                              env=user_environment(os.environ), capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return f"(jax.print_environment_info() did not finish in {timeout:.0f}s)"
-    text = done.stdout if done.returncode == 0 else done.stdout + done.stderr
-    return tail(text, 200, ENV_INFO_CHARS)
-
-
 def gather(result: Result, command: str, options: Options | None = None) -> IssueFacts:
     """Run the reduced program and ``jax.print_environment_info()`` and collect what issue.md says."""
     if result.provenance is None:
@@ -424,9 +365,10 @@ def _gathered(program: str, name: str, folder: str, sandbox: Sandbox, outcome: O
     (``outcome``: the program's, for the title when stderr shows no error line; ``more``: IssueFacts' optional
     fields)."""
     with_info: list[str] = []
-    info = threading.Thread(target=lambda: with_info.append(environment_info()))
+    info = threading.Thread(target=lambda: with_info.append(tail(environment_info(ENV_INFO_TIMEOUT), 200,
+                                                                   ENV_INFO_CHARS)))
     info.start()  # the two runs each import jax: overlap them
-    error, status = run_as_user(program, name, folder, sandbox)  # the code block's lines, as shown
+    error, status = run_as_user(program, name, folder, sandbox, RUN_TIMEOUT)  # the code block's lines, as shown
     info.join()
     return IssueFacts(
         title=title_of(outcome, error), program=program, versions=versions,

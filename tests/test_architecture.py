@@ -168,3 +168,12 @@ def test_one_failure_builder_one_program_site_one_jax_frame_test():
         users = [path for package in ("reducer", "tracker", "reprokit") for path in sources(package)
                  if literal in path.read_text()]
         assert users == [owner], (literal, users)
+
+
+def test_only_the_execution_layer_starts_processes():
+    """subprocess and multiprocess are imported in reducer/execution/ alone (the user layer's bisect and
+    issue.md run programs through it)."""
+    starters = [str(path.relative_to(ROOT)) for path in sources("reducer")
+                if not path.is_relative_to(ROOT / "reducer" / "execution")
+                and {"subprocess", "multiprocess"} & {name.split(".")[0] for name in imports_of(path)}]
+    assert starters == []
