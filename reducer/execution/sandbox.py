@@ -9,6 +9,7 @@ in :mod:`reducer.execution.platform`. Candidate-side: imports only the standard 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import sys
@@ -61,13 +62,10 @@ class Sandbox:
         if not enabled:
             return cls(enabled=False, memory_bytes=memory, file_bytes=0, processes=0)
         dirs = tuple(os.path.realpath(d) for d in allow_write)
-        platform.sweep_cgroups()  # else dead reducers' groups pile up (a reducer killed by SIGKILL leaves its own)
-        namespaces = platform.can_unshare()
-        # The per-candidate memory groups are made inside the namespaces and removed when they end.
-        cgroup = _memory_cgroup_works() if memory and namespaces else 0
-        return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, landlock=platform.landlock_abi(),
-                   namespaces=namespaces, pids_cgroup=_pids_cgroup_works(), seccomp=platform.seccomp_available(),
-                   memory_cgroup=cgroup)
+        found = machine(os.environ.get(platform.FORCE_ENV, ""))
+        return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, landlock=found.landlock,
+                   namespaces=found.namespaces, pids_cgroup=found.pids_cgroup, seccomp=found.seccomp,
+                   memory_cgroup=found.memory_cgroup if memory else 0)
 
     @property
     def memory_watchdog(self) -> bool:
@@ -152,6 +150,29 @@ class Sandbox:
 def memory_outcome(sandbox: Sandbox, seconds: float) -> Outcome:
     """How a candidate that went over the memory cap ended (watchdog or OOM killer alike)."""
     return Outcome(kind=Kind.MEMORY, message=f"over the {sandbox.memory_bytes // MIB} MiB memory limit", seconds=seconds)
+
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """What this machine's kernel lets the sandbox use."""
+
+    landlock: int  # the Landlock ABI (0: none)
+    namespaces: bool
+    pids_cgroup: bool
+    seccomp: bool
+    memory_cgroup: int  # the version of the memory cgroups a worker can make inside its namespaces (0: none)
+
+
+@functools.cache
+def machine(forced_landlock: str = "") -> Machine:
+    """The machine's sandbox features, probed once per process (making and removing cgroups, a user
+    namespace): every later policy is built from this record. ``forced_landlock`` is the value of
+    platform.FORCE_ENV, which lowers the Landlock ABI for tests."""
+    platform.sweep_cgroups()  # else dead reducers' groups pile up (a reducer killed by SIGKILL leaves its own)
+    namespaces = platform.can_unshare()
+    # The per-candidate memory groups are made inside the namespaces and removed when they end.
+    return Machine(platform.landlock_abi(), namespaces, _pids_cgroup_works(), platform.seccomp_available(),
+                   _memory_cgroup_works() if namespaces else 0)
 
 
 def _pids_cgroup_works() -> bool:

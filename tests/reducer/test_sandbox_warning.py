@@ -14,6 +14,7 @@ import pytest
 import reducer
 from reducer.execution import platform
 from reducer.execution.sandbox import Sandbox
+from reducer.options import Options
 from reducer.search.passes import statement_passes
 
 PROGRAM = "import jax.numpy as jnp\n\nunused = 1\njnp.ones(3) + jnp.ones(4)\n"
@@ -70,3 +71,15 @@ def test_full_sandbox_no_warning(repros: Path) -> None:
         warnings.simplefilter("always")
         reducer.triage_dir(repros, None, jobs=1, pool=False)
     assert sandbox_warnings(caught) == []
+
+
+def test_the_machine_is_probed_once_per_process():
+    """Every policy after the first is built from one record: no cgroup is made, no namespace tried again."""
+    from reducer.execution import sandbox as sandbox_module
+
+    first = Sandbox.for_machine()
+    probes = sandbox_module.machine.cache_info().misses
+    again = [Sandbox.for_machine(), Sandbox.for_machine(memory_mb=512), Options().sandbox_policy()]
+    assert sandbox_module.machine.cache_info().misses == probes
+    assert all((p.landlock, p.namespaces, p.seccomp) == (first.landlock, first.namespaces, first.seccomp)
+               for p in again)
