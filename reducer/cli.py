@@ -365,7 +365,7 @@ def bisect_args(argv: list[str]) -> argparse.Namespace:
                     "repro) on JAX releases, each in its own cached virtual environment (CPU wheels), and compare "
                     "each run with its failure on the installed jax.")
     parser.add_argument("file", metavar="FILE", help="the failing program (never modified)")
-    parser.add_argument("--jax", metavar="A..B", help="the releases to consider, e.g. 0.9.0..0.12.0.1 (either end "
+    parser.add_argument("--jax", metavar="A..B", help="the releases to consider, e.g. 0.10.0..0.12.0.1 (either end "
                                                       "may be left out; default: every supported release)")
     parser.add_argument("--python", metavar="PATH", help="the interpreter to build the environments from "
                                                          "(default: this one); it decides which releases install")
@@ -397,17 +397,20 @@ def bisect_main(argv: list[str]) -> int:
     sandbox = Options(sandbox=args.sandbox, allow_write=tuple(args.allow_write)).sandbox_policy()
     if not args.quiet:
         warn_once(sandbox)
-    say = (lambda t: None) if args.quiet or args.json else lambda t: print(
-        f"jax-reduce: jax {t.release}: {t.outcome} ({t.seconds:.1f}s)", file=sys.stderr)
+
+    def tell(text: str) -> None:
+        if not (args.quiet or args.json):
+            print(f"jax-reduce: {text}", file=sys.stderr)
+
     try:
         with warnings.catch_warnings(record=True) as warned:
             warnings.simplefilter("always", RuntimeWarning)
             try:
                 found = bisect(args.file, jax=args.jax, python=args.python, every=args.every,
                                signature=Signature(Level(args.signature)), cache_dir=args.cache_dir,
-                               sandbox=sandbox, timeout=args.timeout, on_trial=say,
-                               on_install=None if args.quiet or args.json else lambda release, folder: print(
-                                   f"jax-reduce: installing jax {release} into {folder} (once)", file=sys.stderr))
+                               sandbox=sandbox, timeout=args.timeout,
+                               on_trial=lambda t: tell(f"jax {t.release}: {t.outcome} ({t.seconds:.1f}s)"),
+                               on_install=lambda release, folder: tell(f"installing jax {release} into {folder} (once)"))
             finally:
                 for warning in warned:
                     print(f"jax-reduce: warning: {warning.message}", file=sys.stderr)

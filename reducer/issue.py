@@ -50,8 +50,8 @@ COMMON_ACCOUNTS = frozenset({"root", "user", "admin", "runner", "ubuntu", "jovya
 _SHARED_HOMES = frozenset({"/tmp", "/var/tmp", "/nonexistent", "/var/empty", "/dev/null"})
 # Variables of jax-reduce and the tracker themselves: not part of the environment the failure needs.
 _OWN_ENV = ("JAX_REDUCE_", "JAX_REPRO_")
-# Enters the sandbox the reduction used, then becomes `python NAME` (exec keeps Landlock, seccomp and the
-# namespaces, and gives the user's own traceback, without a runner's frames).
+
+
 @dataclasses.dataclass(frozen=True)
 class Scrubbed:
     """How many things were replaced before writing."""

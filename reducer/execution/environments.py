@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
-import json
 import os
 import re
 import shutil
@@ -117,7 +116,6 @@ class ReleaseEnvironment:
     release: str
     jaxlib: str
     python: str  # the environment's interpreter
-    versions: dict[str, str]  # what pip installed: jax, jaxlib, numpy, ml_dtypes, ...
 
 
 def folder_of(release: str, interpreter: Interpreter, cache_dir: Path) -> Path:
@@ -135,8 +133,7 @@ def environment_for(release: str, jaxlib: str, interpreter: Interpreter, cache_d
     with _locked(cache_dir / interpreter.tag / f".jax-{release}.lock"):
         if not (folder / READY).exists():
             _build(folder, release, jaxlib, interpreter)
-        versions = json.loads((folder / READY).read_text())
-    return ReleaseEnvironment(release, jaxlib, python, versions)
+    return ReleaseEnvironment(release, jaxlib, python)
 
 
 def _build(folder: Path, release: str, jaxlib: str, interpreter: Interpreter) -> None:
@@ -152,7 +149,5 @@ def _build(folder: Path, release: str, jaxlib: str, interpreter: Interpreter) ->
         shutil.rmtree(folder, ignore_errors=True)
         raise InstallError(f"cannot install jax {release} (jaxlib {jaxlib}) for Python {interpreter.version}: "
                            f"{_last_lines(done.stderr or done.stdout)}")
-    listed = _pip(python, "list", "--format=json", timeout=QUERY_TIMEOUT)
-    versions = {p["name"].lower(): p["version"] for p in json.loads(listed.stdout or "[]")
-                if p["name"].lower() not in ("pip", "setuptools")}
-    (folder / READY).write_text(json.dumps(versions, sort_keys=True))
+    listed = _pip(python, "list", "--format=json", timeout=QUERY_TIMEOUT)  # kept for whoever looks inside
+    (folder / READY).write_text(listed.stdout)

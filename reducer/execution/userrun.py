@@ -17,7 +17,8 @@ from reducer.execution.fresh import PACKAGE_ROOT, copy_folder_files, kill_group
 from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV
 from reducer.execution.sandbox import Sandbox
 
-# Enter the sandbox, then become `python NAME`: what prints the traceback is Python itself, not a runner.
+# Enters the sandbox the reduction used, then becomes `python NAME` (exec keeps Landlock, seccomp and the
+# namespaces, and gives the user's own traceback, without a runner's frames).
 _AS_USER_EXEC = ("import os, sys; sys.path.insert(0, sys.argv[1]); from reducer.execution import runner; "
                  "runner.enter_sandbox(); os.execv(sys.executable, [sys.executable, sys.argv[2]])")
 
