@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Protocol
 
-from reducer.execution import platform
+from reducer.execution import platform, proctree
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report
 from reducer.execution.sandbox import Sandbox, SandboxError, memory_outcome
@@ -207,7 +207,7 @@ class FreshExecutor:
 def over_memory(pid: int, sandbox: Sandbox) -> bool:
     """Whether the process ``pid`` and its descendants hold more resident memory than the policy allows,
     where a watchdog holds memory (a memory cgroup needs no polling)."""
-    return sandbox.memory_watchdog and platform.tree_rss(pid) > sandbox.memory_bytes
+    return sandbox.memory_watchdog and proctree.tree_rss(pid) > sandbox.memory_bytes
 
 
 def setup_failed(outcome: Outcome) -> bool:

@@ -1,8 +1,8 @@
 """Everything Linux-specific the reducer uses to contain candidate code, behind plain functions.
 
 Landlock (a small ctypes binding: three syscalls, two structs), a seccomp filter on socket families,
-no_new_privs, the child subreaper and parent-death signal, private PID/network/mount namespaces, rlimits,
-and reading process trees from ``/proc``. Every function degrades to a no-op (or reports "unavailable")
+no_new_privs, the child subreaper and parent-death signal, private PID/network/mount namespaces, cgroups and
+rlimits (process trees, read from ``/proc``, are :mod:`reducer.execution.proctree`). Every function degrades to a no-op (or reports "unavailable")
 elsewhere, so callers never see an AttributeError on macOS. Candidate-side: imports only the standard library.
 
 ``JAX_REDUCE_FORCE_LANDLOCK`` (tests only) pretends the kernel has Landlock ABI 1..N or none ("none"),
@@ -20,7 +20,7 @@ import resource
 import signal
 import struct
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import NoReturn
 
 FORCE_ENV = "JAX_REDUCE_FORCE_LANDLOCK"
@@ -45,6 +45,8 @@ _CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET, _CLONE_NEWUSER = 0x00020000, 0x20000
 _SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 USERNS_ENV = "JAX_REDUCE_FORCE_USERNS"  # tests: "none" behaves as where user namespaces are not allowed
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+# The variables with which tests make the probes see less than the kernel has (read at each probe).
+FORCING_ENVS = (FORCE_ENV, CGROUP_ENV, USERNS_ENV)
 SANDBOX_FAILED = 70  # exit code of a process that could not set up its sandbox: it ran nothing
 SETUP_FAILED = "jax-reduce: sandbox set-up failed: "  # how such a process's stderr starts
 
@@ -546,105 +548,3 @@ def _wait_and_mirror(init: int, tied: bool, cgroups: list[str], capped: str,
         signal.signal(code - 128, signal.SIG_DFL)
         os.kill(os.getpid(), code - 128)
     os._exit(code)
-
-
-# --- process trees ---------------------------------------------------------------------------------------
-
-
-def children(pid: int | str = "self") -> list[int]:
-    found: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children") as f:
-                found += [int(p) for p in f.read().split()]
-        except (OSError, ValueError):
-            continue
-    return found
-
-
-def tree_rss(pid: int) -> int:
-    """Resident memory of ``pid`` and all its descendants, in bytes (0 where /proc is missing).
-
-    ``pid`` counts its resident set (cheap, read 20 times a second); descendants, usually none, count their
-    proportional share (Pss): a forked child shares its parent's pages, which RSS would count twice."""
-    total = 0
-    page = os.sysconf("SC_PAGE_SIZE") if LINUX else 4096
-    for p in _tree(pid):
-        try:
-            total += _rss(p, page) if p == pid else _pss(p)
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU time (user and system, every thread) used so far by ``pid`` and its descendants, including those
-    that ended and were waited for; 0 where /proc is missing. Unlike wall time it hardly grows when the
-    machine is busy, so a limit on it can be tight without making verdicts depend on load."""
-    ticks = 0
-    for p in _tree(pid):
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()  # the name before ")" may hold spaces
-            ticks += sum(int(field) for field in fields[11:15])  # utime stime cutime cstime (fields 14-17)
-        except (OSError, ValueError, IndexError):
-            continue
-    return ticks / (os.sysconf("SC_CLK_TCK") if LINUX else 100)
-
-
-def _tree(pid: int) -> Iterator[int]:
-    """``pid`` and its descendants (those /proc still shows)."""
-    stack, seen = [pid], set()
-    while stack:
-        p = stack.pop()
-        if p not in seen:
-            seen.add(p)
-            yield p
-            stack += children(p)
-
-
-def _rss(pid: int, page: int) -> int:
-    with open(f"/proc/{pid}/statm") as f:
-        return int(f.read().split()[1]) * page
-
-
-def _pss(pid: int) -> int:
-    with open(f"/proc/{pid}/smaps_rollup") as f:
-        for line in f:
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def kill_descendants(keep: int = 0) -> int:
-    """Kill every descendant of this process but ``keep`` (a subreaper: orphans come back to it); return how many."""
-    killed = 0
-    for _ in range(10000):
-        kids = [pid for pid in children() if pid != keep]
-        if not kids:
-            break
-        for pid in kids:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-        for pid in kids:
-            try:
-                os.waitpid(pid, 0)
-                killed += 1
-            except ChildProcessError:
-                pass
-    return killed
-
-
-def memory_total() -> int:
-    """Physical memory in bytes (0 if unknown)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 0

@@ -16,7 +16,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from reducer.execution import platform
+from reducer.execution import platform, proctree
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
 from reducer.execution.sandbox import Sandbox, memory_outcome
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     outcome = run_and_judge(source, os.path.abspath(program), check)
     write_report(outcome, result)
     if sandbox is not None and sandbox.enabled:
-        platform.kill_descendants()  # whatever the candidate left running, daemons included (we are their subreaper)
+        proctree.kill_descendants()  # whatever the candidate left running, daemons included (we are their subreaper)
     # Skip interpreter teardown (atexit hooks of jax, thread joins): the outcome is already recorded.
     os._exit(0)
 
@@ -184,7 +184,7 @@ def main_as_user(argv: list[str] | None = None) -> None:
     program, result = args[0], args[1]
     sandbox = enter_sandbox(result)
     if sandbox is not None and sandbox.enabled:
-        atexit.register(platform.kill_descendants)  # after the normal exit's thread joins
+        atexit.register(proctree.kill_descendants)  # after the normal exit's thread joins
     if len(args) > 2 and args[2]:
         sys.path.insert(1, args[2])  # after the script's own directory, as for `python prog.py`
     sys.argv = [program]

@@ -16,7 +16,7 @@ import sys
 import warnings
 from typing import Any
 
-from reducer.execution import platform
+from reducer.execution import platform, proctree
 from reducer.execution.outcome import Kind, Outcome
 
 GIB, MIB = 1 << 30, 1 << 20
@@ -26,7 +26,7 @@ DEFAULT_PROCESSES = 1024  # tasks (processes and threads: XLA's pools count) per
 
 def default_memory_bytes() -> int:
     """A quarter of physical memory, in 256 MiB steps (at least 1 GiB)."""
-    total = platform.memory_total()
+    total = proctree.memory_total()
     return max(GIB, (total // 4) // (256 * MIB) * (256 * MIB)) if total else 4 * GIB
 
 
@@ -62,7 +62,7 @@ class Sandbox:
         if not enabled:
             return cls(enabled=False, memory_bytes=memory, file_bytes=0, processes=0)
         dirs = tuple(os.path.realpath(d) for d in allow_write)
-        found = machine(os.environ.get(platform.FORCE_ENV, ""))
+        found = machine(tuple(os.environ.get(name, "") for name in platform.FORCING_ENVS))
         return cls(True, dirs, memory, DEFAULT_FILE_BYTES, DEFAULT_PROCESSES, landlock=found.landlock,
                    namespaces=found.namespaces, pids_cgroup=found.pids_cgroup, seccomp=found.seccomp,
                    memory_cgroup=found.memory_cgroup if memory else 0)
@@ -164,10 +164,10 @@ class Machine:
 
 
 @functools.cache
-def machine(forced_landlock: str = "") -> Machine:
+def machine(forced: tuple[str, ...] = ()) -> Machine:
     """The machine's sandbox features, probed once per process (making and removing cgroups, a user
-    namespace): every later policy is built from this record. ``forced_landlock`` is the value of
-    platform.FORCE_ENV, which lowers the Landlock ABI for tests."""
+    namespace): every later policy is built from this record. ``forced`` holds the values of the variables
+    with which tests make the probes see less (platform.FORCING_ENVS): a new value is probed anew."""
     platform.sweep_cgroups()  # else dead reducers' groups pile up (a reducer killed by SIGKILL leaves its own)
     namespaces = platform.can_unshare()
     # The per-candidate memory groups are made inside the namespaces and removed when they end.

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from multiprocess.connection import Connection
 
-from reducer.execution import platform
+from reducer.execution import platform, proctree
 from reducer.execution.fresh import CANDIDATE_FILENAME, empty_directory, finished_outcome, read_tail
 from reducer.execution.isolation import Snapshot, patches_modules
 from reducer.execution.outcome import Kind, Outcome
@@ -222,7 +222,7 @@ class Zygote:
             if self.runner is None:
                 raise BrokenPipeError
             workdir = _fresh_workdir(self.runner.scratch)
-            cpu_start = platform.tree_cpu_seconds(self.runner.pid) if _measures_cpu(job) else 0.0
+            cpu_start = proctree.tree_cpu_seconds(self.runner.pid) if _measures_cpu(job) else 0.0
             send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
             if self.runner is not None:
@@ -255,7 +255,7 @@ class Zygote:
     def _await_runner(self, runner: _Runner, job: Job, workdir: str, start: float, runner_how: str,
                       cpu_start: float) -> Finished | Abandoned:
         def cpu_used() -> float:
-            return platform.tree_cpu_seconds(runner.pid) - cpu_start
+            return proctree.tree_cpu_seconds(runner.pid) - cpu_start
 
         given_up = math.inf  # when a cancelled candidate's grace ends
         while True:
@@ -273,7 +273,7 @@ class Zygote:
             listened = [runner.conn, runner.exit_fd] + ([self.conn] if given_up == math.inf else [])
             readable, _, _ = select.select(listened, [], [], wait)
             if not readable:
-                if watched and platform.tree_rss(runner.pid) > self.sandbox.memory_bytes:
+                if watched and proctree.tree_rss(runner.pid) > self.sandbox.memory_bytes:
                     self._end_runner()
                     outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                     return Finished(outcome, How(runner_how, ("memory",)))
@@ -349,7 +349,7 @@ class Zygote:
     def _kill_orphans(self) -> None:
         """Kill what killed candidates left behind (daemons that came back to this subreaper), sparing the runner."""
         if self.sandbox.enabled:
-            platform.kill_descendants(keep=self.runner.pid if self.runner is not None else 0)
+            proctree.kill_descendants(keep=self.runner.pid if self.runner is not None else 0)
 
     # in a child of its own ------------------------------------------------------------------------------
 
@@ -452,7 +452,7 @@ def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: floa
                 return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
             wait = min(remaining, WATCH_SECONDS) if watched else remaining
             readable, _, _ = select.select([read_fd, exit_fd, conn], [], [], wait)
-            if not readable and watched and platform.tree_rss(pid) > sandbox.memory_bytes:
+            if not readable and watched and proctree.tree_rss(pid) > sandbox.memory_bytes:
                 _kill(pid)
                 return memory_outcome(sandbox, time.perf_counter() - start)
             if read_fd in readable:
@@ -554,7 +554,7 @@ def _own_child(job: Job, workdir: str, write_fd: int, sandbox: Sandbox) -> None:
         Path(program).write_text(job.source)
         data = encode(Report(run_and_judge(job.source, program, job.check)))
         if sandbox.enabled:
-            platform.kill_descendants()
+            proctree.kill_descendants()
         while data:
             data = data[os.write(write_fd, data):]
     finally:
@@ -602,7 +602,7 @@ def _runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache:
 def _children_left(sandbox: Sandbox) -> list[str]:
     """Processes the candidate started and left running (they would outlive it into the next one)."""
     if sandbox.enabled:  # a subreaper: daemons came back here; kill them all now
-        return ["a child process is still running"] if platform.kill_descendants() else []
+        return ["a child process is still running"] if proctree.kill_descendants() else []
     for task in os.listdir("/proc/self/task"):
         try:
             with open(f"/proc/self/task/{task}/children") as f:

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from reducer.execution import platform
+from reducer.execution import proctree
 from reducer.execution.isolation import patches_modules
 from reducer.execution.fresh import Cancelled
 from reducer.execution.pool import PoolExecutor, needs_fresh_interpreter, top_level_imports
@@ -115,8 +115,8 @@ def test_a_runner_killed_between_candidates_is_replaced():
 def _runner_pid(pool: PoolExecutor) -> int:
     """The host PID of the one worker's runner: the deepest of its descendants (worker, [init, zygote,] runner)."""
     pid = pool._all[0].process.pid
-    while platform.children(pid):
-        pid = platform.children(pid)[0]
+    while proctree.children(pid):
+        pid = proctree.children(pid)[0]
     return pid
 
 
