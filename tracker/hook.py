@@ -18,7 +18,7 @@ import warnings
 from typing import Any, Callable
 
 from reprokit import jaxcompat
-from tracker.runtime import RUNTIME
+from tracker.runtime import RUNTIME, exclude_tracker_frames
 
 __jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
 
@@ -110,6 +110,7 @@ def patch_loaded_jax(hooked: bool) -> None:
     firstorder.wrap_bind()
     if not hooked:
         _rebind_imported_names(originals)
+    exclude_tracker_frames()  # before the first error: JAX names the user's frame in messages, not ours
 
 
 _FALLBACK_APIS = (

@@ -341,7 +341,7 @@ def _filter_as_jax_would(error: Exception) -> None:
     """Raise ``error`` through a JAX API boundary, under the user's own filtering mode: its traceback
     becomes what the user would have seen without the tracker (JAX's frames removed, its note added),
     unless an outer JAX call will filter it later."""
-    _exclude_tracker_frames()
+    exclude_tracker_frames()
 
     @jaxcompat.api_boundary
     def reraise() -> None:
@@ -352,7 +352,7 @@ def _filter_as_jax_would(error: Exception) -> None:
 
 
 @functools.cache
-def _exclude_tracker_frames() -> None:
+def exclude_tracker_frames() -> None:
     """JAX filters the tracker's frames like its own: the user's traceback (and the source locations JAX
     puts in its messages) read as they do without the tracker."""
     import os
