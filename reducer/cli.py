@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import faulthandler
 import json
 import os
 import sys
@@ -30,6 +31,7 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_GRACE_SECONDS = 30  # after Ctrl-C, an exit still waiting for threads this long prints their stacks
 
 
 def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespace:
@@ -201,10 +203,15 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SandboxWarning)
         try:
-            return run(sys.argv[1:] if argv is None else argv)
+            code = run(sys.argv[1:] if argv is None else argv)
         except SandboxError as err:  # the best program so far is on disk already
             print(err, file=sys.stderr)
             return EXIT_INTERNAL
+    if code == EXIT_INTERRUPTED:
+        # After Ctrl-C the interpreter's exit joins every thread still running; if one never ends, say where
+        # each thread is (on stderr) instead of hanging without a word. The exit is not forced.
+        faulthandler.dump_traceback_later(EXIT_GRACE_SECONDS, exit=False)
+    return code
 
 
 def run(argv: list[str]) -> int:

@@ -62,4 +62,8 @@ def interrupt_when(proc: subprocess.Popen[str], ready: Callable[[], bool], wait:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    return proc.communicate(timeout=120)[1]
+    try:
+        return proc.communicate(timeout=120)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()  # the reducer prints every thread's stack 30 s into a hung exit: show them
+        raise AssertionError("no exit 120 s after Ctrl-C; its stderr:\n" + proc.communicate()[1]) from None
