@@ -1,0 +1,6 @@
+# Reduced by jax-reduce 0.1.0, jax 0.10.0, jaxlib 0.10.0, numpy 2.4.6, Python 3.11.7
+# input sha256 22d006ed27a70124e1e5821765a414be92ab33e124becc2e9c9d95afa1639c13
+# signature: ValueError: Dict key mismatch; expected keys: <keys>; present keys: <keys>. @ jax._src.tree_util.<listcomp> [jax.tree_util.tree_map()]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+jax.tree_util.tree_map(lambda *_: 1.0, {}, {'dec1': 0.0})

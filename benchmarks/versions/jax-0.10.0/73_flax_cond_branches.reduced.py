@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.10.0, jaxlib 0.10.0, numpy 2.4.6, Python 3.11.7
+# input sha256 6a215768fc7c32cecf941c6ff75be429396e2494a3a3e6184b1906096214cc98
+# signature: TypeError: cond branches must have equal output types but they differ. @ jax._src.lax.control_flow.conditionals._check_branch_outputs [jax.lax.cond(bool:0, float:2)]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax.numpy as jnp
+from jax import lax
+lax.cond(jnp.bool_(0), lambda x: (jnp.zeros((0, 0)),), lambda x_38: (jnp.zeros((0, 1)),), jnp.zeros((0, 0)))

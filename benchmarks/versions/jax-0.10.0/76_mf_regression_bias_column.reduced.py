@@ -1,0 +1,6 @@
+# Reduced by jax-reduce 0.1.0, jax 0.10.0, jaxlib 0.10.0, numpy 2.4.6, Python 3.11.7
+# input sha256 1e07ecc32818764b8342ce7f3acf001bb6b7ddb98dfaec4157afe1bb0d48e4dc
+# signature: TypeError: dot_general requires contracting dimensions to have the same shape, got (N,) and (N,). @ jax._src.lax.lax._dot_general_shape_rule [jax.lax.dot -> dot_general(float:2, float:2)]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax.numpy as jnp
+jnp.zeros((0, 0)) @ jnp.zeros((1, 0))

@@ -1,0 +1,11 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 d639cb366ddf129194d05dbbc80adcbe305448d4f694f29412ee8fe92969bc61
+# signature: jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[]. @ jax._src.core.error
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+
+@jax.jit
+def train_step(params):
+    if sum(jax.tree_util.tree_leaves(params)) > 1.0:
+        pass
+train_step(0.0)

@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 4d0818f46be0871738b284042b82c133078b95d90689226827d6b0893314b080
+# signature: TypeError: scan body function carry input and carry output must have equal types, but they differ: @ jax._src.lax.control_flow.loops._check_carry_type [jax.lax.scan()]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax.numpy as jnp
+from jax import lax
+lax.scan(lambda *_: (jnp.zeros((0, 0)), 1.0), jnp.zeros(0), jnp.zeros(0))

@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 22d006ed27a70124e1e5821765a414be92ab33e124becc2e9c9d95afa1639c13
+# signature: ValueError: pytree structure error: different numbers of pytree children at key path @ jax._src.tree_util.tree_map [jax.tree_util.tree_map()]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+zeros = {}
+jax.tree_util.tree_map(lambda *_: 1.0, {"mu": zeros, "nu": zeros}, {'dec1': 0.0})

@@ -1,0 +1,18 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 bf2d94367537a383bc665af8b8c8acc8c5744a4686d541479bec59b4b8a9e520
+# signature: ValueError: Custom VJP bwd rule attached to grad_reverse at <path> must produce an output with the same type as the args tuple of the primal function, but at output[N] the bwd rule produced an output of type float32[N] corresponding to an input of type float32[N,N], so the shapes do not match @ jax._src.custom_derivatives._flatten_bwd
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+import jax.numpy as jnp
+
+@jax.custom_vjp
+def grad_reverse(x):
+    pass
+
+grad_reverse.defvjp(lambda x: (x, None), lambda *_: (jnp.zeros(0),))
+
+def dann_loss(params):
+    w, b = params
+    return jnp.mean(grad_reverse(w)), ()
+
+jax.value_and_grad(dann_loss, has_aux=True)((jnp.zeros((0, 0)), 1.0))

@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 80f1a599094d97c2668af00cc98ae4fd13c2d8b0dbc9550ed53bc91c2df39342
+# signature: TypeError: cond branches must have equal output types but they differ. @ jax._src.lax.control_flow.conditionals._check_branch_outputs [jax.lax.cond(bool:0)]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+import jax.numpy as jnp
+jax.lax.cond(jnp.bool_(0), lambda: (jnp.zeros(0),), lambda: (jnp.zeros(1),))

@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 881d16b809faad978ecd2e3c3d219ea44bacc5fed3ff405c3602bfcbb7fa0253
+# signature: TypeError: cond_fun must return a boolean scalar, but got output type(s) [ShapedArray(bool[N])]. @ jax._src.lax.control_flow.loops._create_jaxpr [jax.lax.while_loop()]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+import jax.numpy as jnp
+jax.lax.while_loop(lambda state: state > 1.0, lambda state: None, jnp.zeros(0))

@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 aa330725c035e79c7415a243afeac62b846eee6f5c24e7fc3f6afe2b815703ee
+# signature: NameError: Found an unbound axis name: devices. To fix this, please call psum under `jax.shard_map`. @ jax._src.lax.parallel._check_axis_names [jax.tree_util.tree_map -> psum(float:2)]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+import jax.numpy as jnp
+jax.value_and_grad(lambda params: jax.lax.pmean(params, 'devices'))(jnp.zeros((0, 0)))

@@ -1,0 +1,12 @@
+# Reduced by jax-reduce 0.1.0, jax 0.12.0.1, jaxlib 0.12.0.1, numpy 2.5.5, Python 3.12.1
+# input sha256 10c44a209d108002b20835cb1b2660317003c37021e9e822f25498df667c697a
+# signature: jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on traced array with shape int32[N] @ jax._src.core.__array__
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def roc_auc(scores):
+    np.zeros(0)[np.argsort(scores)] = 0
+
+jax.jit(roc_auc)(jnp.zeros(0))
