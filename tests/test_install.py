@@ -18,6 +18,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from interpreters import python312
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path.home() / ".cache" / "jax-reduce-tests" / "install"
@@ -31,17 +32,6 @@ def lower_bound(package: str) -> str:
     (spec,) = [d for d in declared if re.match(rf"{package}\b(?![-_])", d)]
     return re.search(r">=([\w.]+)", spec).group(1)
 
-
-def python312() -> str | None:
-    root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip() if \
-        _which("pyenv") else ""
-    found = sorted(Path(root, "versions").glob("3.12*/bin/python")) if root else []
-    return str(found[0]) if found else _which("python3.12")
-
-
-def _which(name: str) -> str | None:
-    import shutil
-    return shutil.which(name)
 
 
 def environment(name: str, python: str, packages: tuple[str, ...]) -> str:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from interpreters import python312
 
 from reducer.bisect import Bisection, Trial, bisect, select
 from reducer.execution.environments import Interpreter, paired_jaxlib
@@ -26,18 +27,6 @@ CACHE = Path.home() / ".cache" / "jax-reduce-tests" / "bisect"
 LOG2 = "import jax.numpy as jnp\nfrom jax import lax\n\nprint(lax.log2(jnp.ones(3)))\n"
 ANSWER = "Fails the same way on jax 0.11.1 and earlier; jax 0.11.2 runs it without error."
 
-
-def python312() -> str | None:
-    root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip() if \
-        _which("pyenv") else ""
-    candidates = sorted(Path(root, "versions").glob("3.12*/bin/python")) if root else []
-    found = [str(c) for c in candidates] + [p for p in (_which("python3.12"),) if p]
-    return found[0] if found else None
-
-
-def _which(name: str) -> str | None:
-    import shutil
-    return shutil.which(name)
 
 
 def trial(release: str, same: bool, outcome: str = "same failure") -> Trial:
