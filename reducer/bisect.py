@@ -28,6 +28,7 @@ from reducer.execution.sandbox import Sandbox
 from reducer.files import read_program
 from reducer.judging.checks import InputError
 from reducer.judging.signature import Level, Signature
+from reducer.provenance import installed_version
 from reprokit.jaxcompat import OLDEST_TESTED, version_of
 
 __all__ = ["Bisection", "Trial", "bisect", "InstallError"]
@@ -153,9 +154,9 @@ def bisect(
     reference = FreshExecutor(sys_path=program.directory, sandbox=sandbox).run(
         program.source, max(timeout or 0, MIN_TIMEOUT), threading.Event())
     if not reference.failed:
-        raise InputError(f"{path}: does not fail on the installed jax {_installed_jax()} ({reference.describe()}); "
-                         "bisect looks for the releases on which it fails as it does here, so run it where it "
-                         "fails", "not-failing")
+        raise InputError(f"{path}: does not fail on the installed jax {installed_version('jax')} "
+                         f"({reference.describe()}); bisect looks for the releases on which it fails as it does "
+                         "here, so run it where it fails", "not-failing")
     per_run = timeout or max(MIN_TIMEOUT, 10 * reference.seconds)
     jaxes, jaxlibs = _listed(interpreter, jax, cache)
     searched = [v for v in select(jaxes, jax) if paired_jaxlib(v, jaxlibs)]
@@ -188,7 +189,7 @@ def bisect(
                 low, high = (middle, high) if verdict(middle) == verdict(low) else (low, middle)
     return Bisection(
         file=str(path), level=signature.level.value, reference=signature.describe(reference),
-        installed=_installed_jax(), python=interpreter.version, searched=tuple(searched),
+        installed=installed_version("jax"), python=interpreter.version, searched=tuple(searched),
         trials=tuple(tried[i] for i in sorted(tried)), every=every,
     )
 
@@ -220,12 +221,3 @@ def _trial(release: str, jaxlib: str, reference: Outcome, outcome: Outcome, sign
     else:
         kind = outcome.kind.value
     return Trial(release, kind == SAME, kind, signature.describe(outcome), round(outcome.seconds, 2), jaxlib)
-
-
-def _installed_jax() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("jax")
-    except PackageNotFoundError:
-        return ""

@@ -23,7 +23,8 @@ _ENV_PREFIXES = ("JAX_", "XLA_", "CUDA_VISIBLE_DEVICES")  # not TF_CPP_/TPU_: ja
 _PACKAGES = ("jax-reduce", "jax", "jaxlib", "numpy")
 
 
-def _version(package: str) -> str:
+def installed_version(package: str) -> str:
+    """The installed release of ``package`` (its metadata; nothing is imported), or "not installed"."""
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -125,7 +126,7 @@ def jax_environment(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 
 def current_versions() -> tuple[tuple[str, str], ...]:
     """jax-reduce's, jax's, jaxlib's, numpy's and Python's versions here."""
-    return tuple((name, _version(name)) for name in _PACKAGES) + (("Python", platform.python_version()),)
+    return tuple((name, installed_version(name)) for name in _PACKAGES) + (("Python", platform.python_version()),)
 
 
 def versions_line() -> str:
