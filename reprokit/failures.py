@@ -95,7 +95,7 @@ class Failure:
     lines: tuple[int, ...]  # the program file's lines on the traceback, outermost first
 
     def fields(self) -> dict[str, Any]:
-        return dataclasses.asdict(self) | {"operands": self.operands, "lines": self.lines}
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
 
 def failure_of(exc: BaseException, program_file: str = "", site: SiteRule = site_in_library) -> Failure:
