@@ -19,10 +19,10 @@ from tracker.hook import adopt
 from tracker.runtime import RUNTIME, ReproError, Slot
 from tracker.verify import Verdict
 
-if TYPE_CHECKING:  # the emitter imports the handlers' modules; libcst is loaded when a repro is written
+if TYPE_CHECKING:  # libcst is loaded when a repro is written
     import libcst as cst
 
-    from tracker.emitter import Site
+    from tracker.site import Site
 
 log = logging.getLogger("tracker")
 
@@ -126,7 +126,7 @@ def _user_code(root: Statement) -> bool:
 def _keeps_its_origin(x: Any) -> bool:
     import jax
     import numpy as np
-    from tracker.apis import Returned
+    from tracker.records import Returned
     if isinstance(x, Returned):  # a vjp pullback, a linearized function: only its call can make it
         return True
     if not isinstance(x, jax.Array):

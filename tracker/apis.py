@@ -2,13 +2,12 @@
 static) and how it is written back (``jax.jit(f, ...)(x)``, ``lax.scan(body, init, xs)``...).
 
 A recorded call keeps its arguments as the user passed them (by name, defaults left out), with each
-user function replaced by a ``FunctionRef`` that the emitter turns into the name of the function it
-writes for that trace.
+user function replaced by a ``FunctionRef`` (``tracker.records``) that the emitter turns into the name of
+the function it writes for that trace.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 from typing import TYPE_CHECKING, Any, Callable
@@ -16,40 +15,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from reprokit import jaxcompat
 from tracker.lazy import cst, nodes as N
 from tracker.calltree import Statement
+from tracker.records import FunctionRef, Returned
 from tracker.runtime import RUNTIME, Slot, method_wrapper
 
 __jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
 
-if TYPE_CHECKING:  # the emitter imports this module
-    from tracker.emitter import Site
-
-
-@dataclasses.dataclass(frozen=True)
-class FunctionRef:
-    """A user function in a recorded call, by its role in the statement's ``functions``."""
-
-    role: str
-
-
-@dataclasses.dataclass(frozen=True)
-class Returned:
-    """A function JAX returned to the user (``jax.vjp``'s pullback): calls to it are recorded."""
-
-    fun: Callable[..., Any]
-    origin: str
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return RUNTIME.record("returned", self.origin, RETURNED_CALL, lambda: self.fun(*args, **kwargs),
-                              (self,) + args, kwargs)
-
-
-class ReturnedCall:
-    def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
-        fun, *args = stmt.args
-        return site.call(site.expr(fun), args, stmt.kwargs)
-
-
-RETURNED_CALL = ReturnedCall()
+if TYPE_CHECKING:
+    from tracker.site import Site
 
 
 class TransformCreation:

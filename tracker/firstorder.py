@@ -28,8 +28,8 @@ from tracker.runtime import RUNTIME, method_wrapper
 
 __jax_reduce_transparent__ = True  # reprokit.facts: these frames wrap JAX's, inside its run
 
-if TYPE_CHECKING:  # the emitter imports this module
-    from tracker.emitter import Site
+if TYPE_CHECKING:
+    from tracker.site import Site
 
 # Namespaces whose functions are recorded as calls, and how a repro refers to them: every public
 # first-order namespace a user calls, so that a call is recorded where the user made it and what the
@@ -357,7 +357,7 @@ def _as_ref(value: Any, role: str, roles: dict[str, str]) -> Any:
     """A user function as a ``FunctionRef`` to a stub named after it; anything else as it is."""
     if not _user_function(value):
         return value
-    from tracker.apis import FunctionRef
+    from tracker.records import FunctionRef
     from tracker.calltree import FunctionDef
     roles[role] = FunctionDef(value, None, id=0).name
     return FunctionRef(role)
