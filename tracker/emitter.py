@@ -7,22 +7,19 @@ nothing). A value used outside the function that made it (a leaked tracer) is pu
 dtype)`` above ``fake_array_threshold`` elements, or values loaded from a ``.npz`` with
 ``save_arrays``.
 
-Scoping is decided, not guessed: ``analyse`` places every function and finds every leak before any
-node exists, and each statement is built for a ``Site`` (the statement and the function whose body it
-goes in), so a name is written only where the scope it is bound in encloses the site. Handlers
-(``Api.emit``, ``Operators.emit``...) receive that ``Site`` and return an expression node.
+Scoping is decided, not guessed: ``tracker.analysis`` places every function and finds every leak before
+any node exists, and each statement is built for a ``Site`` (``tracker.site``: the statement and the
+function whose body it goes in), so a name is written only where the scope it is bound in encloses the
+site. Handlers (``Api.emit``, ``Operators.emit``...) receive that ``Site`` and return an expression node.
+The module around the statements (imports, config lines, spacing) is ``tracker.layout``'s.
 """
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
 import enum
 import inspect
 import itertools
-import keyword
-import os
-import re
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -37,29 +34,14 @@ from reprokit import jaxcompat
 
 from tracker import nodes as N
 from tracker import values as V
+from tracker.analysis import Analysis, ChildKey, FieldKey, Key, is_named, made, paths, tree_shape
 from tracker.calltree import FunctionDef, Statement
 from tracker.config import Flags
-from tracker.records import FunctionRef, Returned
+from tracker.layout import BASE_IMPORTS, IMPORTED_BY_PATH, Import, config_statements, import_lines, npz_loader, spaced
+from tracker.records import FunctionRef
 from tracker.site import Expr, Scope, Site
 
 Tracer = jaxcompat.tracer_type()
-
-Key = Any  # a tuple index or a dict key on the way from a container to a leaf
-
-
-@dataclasses.dataclass(frozen=True)
-class ChildKey:
-    """The way from a registered node's stand-in to its i-th child: ``node.children[i]``."""
-
-    index: int
-
-
-@dataclasses.dataclass(frozen=True)
-class FieldKey:
-    """The way from a sparse array to one of its children: ``m.data``."""
-
-    name: str
-
 
 class EmitError(Exception):
     """Part of the call tree cannot be written as Python."""
@@ -72,46 +54,6 @@ class Emitted:
     problems: tuple[str, ...]  # what could not be emitted faithfully
 
 
-@dataclasses.dataclass(frozen=True, order=True)
-class Import:
-    """One import line; ``order`` is where it sorts among the others: ``import`` lines first, each
-    kind by its text."""
-
-    order: str
-    module: str
-    attr: str | None = None
-    alias: str | None = None
-
-    @staticmethod
-    def of(module: str, alias: str | None = None) -> "Import":
-        return Import(f"0 import {module}" + (f" as {alias}" if alias else ""), module, None, alias)
-
-    @staticmethod
-    def from_(module: str, attr: str, alias: str | None = None) -> "Import":
-        return Import(f"1 from {module} import {attr}" + (f" as {alias}" if alias else ""), module, attr, alias)
-
-    def node(self) -> cst.SimpleStatementLine:
-        return N.import_from(self.module, self.attr, self.alias) if self.attr else N.import_(self.module, self.alias)
-
-
-# Names a repro binds at module level besides ``<prefix>_<n>`` ones: no parameter may shadow them.
-_RESERVED = frozenset({"jax", "jnp", "np", "lax", "operator", "collections", "os", "prims", "result",
-                       "self", "node", "aux", "children"})
-
-BASE_IMPORTS = frozenset({Import.of("jax"), Import.of("jax.numpy", "jnp"), Import.of("numpy", "np"),
-                          Import.from_("jax", "lax")})
-# Modules a dotted path reaches without an import of its own (``jax.scipy.special.logsumexp`` needs
-# ``import jax.scipy.special``): imported after the others, in this order, then any other such module
-# (``jax.scipy.linalg``) in sorted order, when a path uses them.
-IMPLIED = (Import.of("operator"), Import.of("jax.experimental"), Import.of("jax.scipy.special"))
-# A path under these reaches its module only once that module is imported: ``import`` it.
-_IMPORTED_BY_PATH = ("jax.scipy.", "jax.experimental.")
-
-
-def is_named(obj: Any) -> bool:
-    return V.is_traced(obj) or isinstance(obj, Returned)
-
-
 class Emitter:
     def __init__(self, roots: list[Statement], flags: Flags, npz_name: str = "",
                  snapshots: Mapping[int, tuple[Any, Any]] | None = None):
@@ -121,156 +63,20 @@ class Emitter:
         # id(donated array) -> (array, host copy taken before the donating call): the value it had.
         self.snapshots: Mapping[int, tuple[Any, Any]] = snapshots or {}
         self.names: dict[int, str] = {}
-        self.def_scopes: dict[int, list[Scope]] = {}
-        self.uses: dict[Scope, list[Any]] = {}
-        self.functions: list[FunctionDef] = []
-        self.placement: dict[int, Scope] = {}
-        self.leaks: dict[int, str] = {}  # value id -> global alias
         self.constants: dict[int, tuple[str, Expr]] = {}
         self.arrays: dict[str, np.ndarray] = {}
         self.imports: set[Import] = set(BASE_IMPORTS)
         self.implied: set[Import] = set()
         self.problems: list[str] = []
         self.counter = itertools.count(1)
-        self.keep: list[Any] = []  # objects whose ids we rely on
+        self.analysis = Analysis(roots, self.fresh)
+        self.keep: list[Any] = []  # constants and stand-ins, whose ids we rely on
         self.emitted_functions: set[int] = set()
-        self._free_memo: dict[int, set[int]] = {}
         self.function_names: dict[int, str] = {}
-        # (function id, shape of a param) -> the parameter's name and the keys to that part of it
-        self.containers: dict[tuple[int, Any], tuple[str, tuple[Key, ...]]] = {}
-        self.param_names: dict[tuple[int, int], str] = {}
         self.used_ids: set[int] = set()
         self.pending_comments: list[str] = []  # said before the next statement written
         self.node_classes: dict[type, str] = {}  # user pytree node type -> its stand-in's name
         self.node_definitions: list[cst.BaseStatement] = []
-
-    # -- analysis ----------------------------------------------------------------------------------
-
-    def analyse(self) -> None:
-        seen: set[int] = set()
-        for stmt in self.roots:
-            self._index_statement(stmt, None, seen)
-        for fdef in self.functions:
-            self.placement[fdef.id] = self._place(fdef)
-        for scope, used in self.uses.items():
-            for value in used:
-                if isinstance(value, Tracer) and id(value) in self.def_scopes \
-                        and not self._visible(value, scope):
-                    self.leaks.setdefault(id(value), self.fresh("leaked"))
-
-    def _index_statement(self, stmt: Statement, scope: Scope, seen: set[int]) -> None:
-        # One use per argument, as ``call`` writes them: the args tuple taken whole could match a
-        # container parameter (a rule's ``primals``) and hide the leaves the call reads by name.
-        for arg in (*stmt.args, *stmt.kwargs.values()):
-            self._use(scope, arg)
-        self._use(scope, _option_values(stmt))
-        for fdef in stmt.children():
-            if fdef.id in seen:
-                continue
-            seen.add(fdef.id)
-            self.functions.append(fdef)
-            for _, leaf in V.paths((fdef.args, fdef.kwargs)):
-                self._define(leaf, fdef)
-            self._register_containers(fdef)
-            for inner in fdef.body:
-                self._index_statement(inner, fdef, seen)
-            if fdef.returned:
-                self._use(fdef, fdef.result)
-        for _, leaf in _made(stmt):
-            self._define(leaf, scope)
-
-    def _define(self, leaf: Any, scope: Scope) -> None:
-        if is_named(leaf):
-            self.keep.append(leaf)
-            scopes = self.def_scopes.setdefault(id(leaf), [])
-            if scope not in scopes:
-                scopes.append(scope)
-
-    def _register_containers(self, fdef: FunctionDef) -> None:
-        """A pytree parameter passed on whole (``grad(loss)(params, x)``) is written as the parameter,
-        not rebuilt from its leaves."""
-        taken = set(fdef.kwargs)
-        params = [(i, arg) for i, arg in enumerate(fdef.args) if not is_named(arg)]
-        params += [(key, arg) for key, arg in fdef.kwargs.items() if not is_named(arg)]
-        for key, arg in params:
-            name = key if isinstance(key, str) else self._param_name(fdef, key, taken)
-            if isinstance(key, int):
-                self.param_names[(fdef.id, key)] = name
-            for keys, sub in _containers(arg):
-                sig = _shape(sub)
-                if sig is not None:
-                    self.containers.setdefault((fdef.id, sig), (name, keys))
-
-    def _param_name(self, fdef: FunctionDef, index: int, taken: set[str]) -> str:
-        """The user's own name for a container parameter (JAX's messages quote it: ``carry[1]``) when
-        it cannot be mistaken for a name the repro binds elsewhere, else ``args_<n>``."""
-        user = fdef.param_names[index] if index < len(fdef.param_names) else None
-        if user is None or user in taken or user in _RESERVED or keyword.iskeyword(user) \
-                or hasattr(builtins, user) or re.fullmatch(r"[A-Za-z]+_\d+", user) or not user.isidentifier():
-            return self.fresh("args")
-        taken.add(user)
-        return user
-
-    def _use(self, scope: Scope, tree: Any) -> None:
-        uses = self.uses.setdefault(scope, [])
-        if scope is not None and _shape(tree) is not None and (scope.id, _shape(tree)) in self.containers:
-            return
-        if isinstance(tree, dict):
-            for value in tree.values():
-                self._use(scope, value)
-        elif V.is_sequence(tree):
-            for value in tree:
-                self._use(scope, value)
-        elif isinstance(tree, V.Node):
-            self._use(scope, tree.children)
-        elif is_named(tree):
-            uses.append(tree)
-
-    def _free(self, fdef: FunctionDef) -> set[int]:
-        """Values ``fdef`` (with the functions under it) reads but does not define; fixed once
-        ``analyse`` has indexed the tree, so computed once per function."""
-        memo = self._free_memo
-        if fdef.id in memo:
-            return memo[fdef.id]
-        memo[fdef.id] = set()
-        used = {id(v) for v in self.uses.get(fdef, [])}
-        for stmt in fdef.body:
-            for child in stmt.children():
-                used |= self._free(child)
-        defined = {i for i, scopes in self.def_scopes.items() if fdef in scopes}
-        memo[fdef.id] = used - defined
-        return memo[fdef.id]
-
-    def _ancestors(self, fdef: FunctionDef) -> list[Scope]:
-        """Enclosing functions in the call tree, innermost first, then the module."""
-        chain: list[Scope] = []
-        stmt = fdef.parent
-        while stmt is not None and stmt.parent is not None:
-            chain.append(stmt.parent)
-            stmt = stmt.parent.parent
-        return chain + [None]
-
-    def _place(self, fdef: FunctionDef) -> Scope:
-        free = self._free(fdef)
-        chain = self._ancestors(fdef)
-        deepest = len(chain) - 1
-        for value_id in free:
-            scopes = self.def_scopes.get(value_id, [])
-            levels = [chain.index(s) for s in scopes if s in chain]
-            if levels:
-                deepest = min(deepest, min(levels))
-        return chain[deepest]
-
-    def _lexical(self, scope: Scope) -> list[Scope]:
-        chain: list[Scope] = []
-        while scope is not None:
-            chain.append(scope)
-            scope = self.placement.get(scope.id)
-        return chain + [None]
-
-    def _visible(self, value: Any, scope: Scope) -> bool:
-        scopes = self.def_scopes.get(id(value), [])
-        return any(s in scopes for s in self._lexical(scope))
 
     # -- names -------------------------------------------------------------------------------------
 
@@ -290,7 +96,7 @@ class Emitter:
     def path(self, dotted: str) -> Expr:
         if dotted.startswith("operator."):
             self.implied.add(Import.of("operator"))
-        if dotted.startswith(_IMPORTED_BY_PATH):
+        if dotted.startswith(IMPORTED_BY_PATH):
             module = dotted.rsplit(".", 1)[0]
             while "." in module and not isinstance(sys.modules.get(module), types.ModuleType):
                 module = module.rsplit(".", 1)[0]  # a class's method: jax.experimental.sparse.BCOO.fromdense
@@ -333,11 +139,11 @@ class Emitter:
             return obj
         if isinstance(obj, FunctionRef):
             return self.function(site, obj.role)
-        if is_named(obj) and id(obj) in self.def_scopes:
-            if self._visible(obj, site.scope):
+        if is_named(obj) and id(obj) in self.analysis.def_scopes:
+            if self.analysis.visible(obj, site.scope):
                 return N.name(self.name_of(obj))
-            if id(obj) in self.leaks:
-                return N.name(self.leaks[id(obj)])
+            if id(obj) in self.analysis.leaks:
+                return N.name(self.analysis.leaks[id(obj)])
         if isinstance(obj, Tracer):
             self.problems.append(f"a tracer of shape {obj.shape} comes from outside the recorded calls")
             zeros = "jnp.zeros" if N.is_key_dtype(obj.dtype) else "np.zeros"
@@ -347,7 +153,7 @@ class Emitter:
         if V.is_array(obj):
             return self._constant(obj)
         if isinstance(site.scope, FunctionDef) and isinstance(obj, (tuple, list, dict, V.Node)):
-            found = self.containers.get((site.scope.id, _shape(obj)))
+            found = self.analysis.containers.get((site.scope.id, tree_shape(obj)))
             if found is not None:
                 return self._reach(N.name(found[0]), found[1], site)
         if type(obj) is tuple:
@@ -528,7 +334,7 @@ class Emitter:
             target, extra = self._targets(stmt, site)
             out.append(N.assign(target, call) if target is not None else N.expression_statement(call))
             out.extend(extra)
-        for _, leaf in _made(stmt):
+        for _, leaf in made(stmt):
             out.extend(self._publish(leaf, scope))
         return out
 
@@ -536,7 +342,7 @@ class Emitter:
         if not stmt.returned:
             return None, []
         used = self.used_ids
-        pairs = [(keys, leaf) for keys, leaf in _made(stmt) if is_named(leaf) and id(leaf) in used]
+        pairs = [(keys, leaf) for keys, leaf in made(stmt) if is_named(leaf) and id(leaf) in used]
         if not pairs:
             return None, []
         if len(pairs) == 1 and pairs[0][0] == ():
@@ -549,8 +355,9 @@ class Emitter:
                               for keys, leaf in pairs]
 
     def _publish(self, leaf: Any, scope: Scope) -> list[cst.BaseStatement]:
-        if id(leaf) in self.leaks and scope is not None:
-            return [N.assign(self.leaks[id(leaf)], N.name(self.name_of(leaf)))]
+        leaks = self.analysis.leaks
+        if id(leaf) in leaks and scope is not None:
+            return [N.assign(leaks[id(leaf)], N.name(self.name_of(leaf)))]
         return []
 
     # -- functions and scopes ----------------------------------------------------------------------
@@ -581,7 +388,7 @@ class Emitter:
             for fdef in current.children():
                 if fdef.id in self.emitted_functions:
                     continue
-                if self.placement.get(fdef.id, None) is scope:
+                if self.analysis.placement.get(fdef.id, None) is scope:
                     found.append(fdef)
                     self.emitted_functions.add(fdef.id)
                 stack.extend(fdef.body)
@@ -595,18 +402,20 @@ class Emitter:
         else:
             tail = _own_raise(fdef) if fdef.error is not None else []
         body += self._commented(tail)
-        globals_ = sorted({self.leaks[id(v)] for v in self.keep if id(v) in self.leaks
-                           and fdef in self.def_scopes.get(id(v), [])})
+        analysis = self.analysis
+        globals_ = sorted({analysis.leaks[id(v)] for v in analysis.keep if id(v) in analysis.leaks
+                           and fdef in analysis.def_scopes.get(id(v), [])})
         if globals_:
             body.insert(0, N.global_(globals_))
         return N.function_def(self.function_name(fdef), N.parameters(positional, keyword_only), body)
 
     def _needed(self, fdef: FunctionDef) -> set[int]:
         """Values the body of ``fdef`` reads: its own uses and the free values of functions placed in it."""
-        needed = {id(v) for v in self.uses.get(fdef, [])}
-        for inner in self.functions:
-            if self.placement.get(inner.id) is fdef:
-                needed |= self._free(inner)
+        analysis = self.analysis
+        needed = {id(v) for v in analysis.uses.get(fdef, [])}
+        for inner in analysis.functions:
+            if analysis.placement.get(inner.id) is fdef:
+                needed |= analysis.free(inner)
         return needed
 
     def _params(self, fdef: FunctionDef) -> tuple[list[str], list[str], list[cst.BaseStatement]]:
@@ -617,26 +426,26 @@ class Emitter:
 
         def unpacked(param: str, tree: Any) -> list[cst.BaseStatement]:
             return [N.assign(self.name_of(leaf, "x"), self._reach(N.name(param), keys, site))
-                    for keys, leaf in _paths(tree) if is_named(leaf) and id(leaf) in needed]
+                    for keys, leaf in paths(tree) if is_named(leaf) and id(leaf) in needed]
 
         for i, arg in enumerate(fdef.args):
             if is_named(arg):
                 positional.append(self.name_of(arg, "x"))
                 continue
-            param = self.param_names.get((fdef.id, i)) or self.fresh("args")
+            param = self.analysis.param_names.get((fdef.id, i)) or self.fresh("args")
             positional.append(param)
             unpack += unpacked(param, arg)
         for key, arg in fdef.kwargs.items():
             unpack += unpacked(key, arg)
-        for _, leaf in _paths((fdef.args, fdef.kwargs)):
+        for _, leaf in paths((fdef.args, fdef.kwargs)):
             unpack.extend(self._publish(leaf, fdef))
         return positional, list(fdef.kwargs), unpack
 
     # -- the module --------------------------------------------------------------------------------
 
     def emit(self) -> Emitted:
-        self.analyse()
-        self.used_ids = {id(v) for used in self.uses.values() for v in used}
+        self.analysis.run()
+        self.used_ids = {id(v) for used in self.analysis.uses.values() for v in used}
         body = self.body_nodes(self.roots, None)
         if self.pending_comments:  # the last calls could not be written: say so at the end
             body.append(N.comment("; ".join(self.pending_comments)))
@@ -644,57 +453,11 @@ class Emitter:
         constants = [N.assign(name, literal) for name, literal in self.constants.values()]
         if self.arrays:
             self.implied.add(Import.of("os"))
-            constants[:0] = _npz_loader(self.npz_name)
-        declared = [N.assign(g, N.name("None")) for g in sorted(set(self.leaks.values()))]
-        imports = [i.node() for i in sorted(self.imports)] + \
-            [needed.node() for needed in IMPLIED if needed in self.implied] + \
-            [needed.node() for needed in sorted(self.implied - set(IMPLIED) - {Import.of("os")})]
-        if Import.of("os") in self.implied:
-            imports.append(Import.of("os").node())
-        sections = [imports, _config_statements(), self.node_definitions, constants + declared, body]
-        return Emitted(cst.Module(_spaced(sections)), dict(self.arrays), tuple(self.problems))
-
-
-BLANK = cst.EmptyLine(indent=False)
-
-
-def _spaced(sections: list[list[cst.BaseStatement]]) -> list[cst.BaseStatement]:
-    """PEP 8 blank lines: one between sections, two around module-level functions, one around nested
-    ones."""
-    out: list[cst.BaseStatement] = []
-    for section in sections:
-        for i, stmt in enumerate(_spaced_block(section, 2)):
-            if out and i == 0 and not stmt.leading_lines:
-                blank = 2 if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else 1
-                stmt = stmt.with_changes(leading_lines=[BLANK] * blank)
-            out.append(stmt)
-    return out
-
-
-def _spaced_block(statements: list[cst.BaseStatement], blank: int) -> list[cst.BaseStatement]:
-    out: list[cst.BaseStatement] = []
-    previous_def = False
-    for stmt in statements:
-        is_def = isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
-        if is_def:
-            inner = _spaced_block(list(stmt.body.body), 1)
-            stmt = stmt.with_changes(body=stmt.body.with_changes(body=inner))
-        if out and (is_def or previous_def):
-            comments = [line for line in stmt.leading_lines if line.comment is not None]
-            stmt = stmt.with_changes(leading_lines=[BLANK] * blank + comments)
-        out.append(stmt)
-        previous_def = is_def
-    return out
-
-
-def _npz_loader(npz_name: str) -> list[cst.BaseStatement]:
-    """``_arrays``: the saved values, from the ``.npz`` beside the repro, else where it was saved (the
-    reducer runs a copy of the repro elsewhere)."""
-    here = N.call("os.path.dirname", [N.call("os.path.abspath", [N.name("__file__")])])
-    local = N.call("os.path.join", [here, N.string(os.path.basename(npz_name))])
-    chosen = cst.IfExp(test=N.call("os.path.exists", [N.name("_npz")]), body=N.name("_npz"),
-                       orelse=N.string(os.path.abspath(npz_name)))
-    return [N.assign("_npz", local), N.assign("_arrays", N.call("np.load", [chosen]))]
+            constants[:0] = npz_loader(self.npz_name)
+        declared = [N.assign(g, N.name("None")) for g in sorted(set(self.analysis.leaks.values()))]
+        imports = import_lines(self.imports, self.implied)
+        sections = [imports, config_statements(), self.node_definitions, constants + declared, body]
+        return Emitted(cst.Module(spaced(sections)), dict(self.arrays), tuple(self.problems))
 
 
 def _device_grid(mesh: Any) -> Expr:
@@ -726,38 +489,6 @@ def _own_raise(fdef: FunctionDef) -> list[cst.BaseStatement]:
     return [N.raises(N.call(type(error).__name__, [N.scalar(a) for a in args]))]
 
 
-# Options that change what a program computes or raises, with their defaults: a repro sets those
-# the original had changed (``jax_debug_nans`` turns a NaN into a FloatingPointError).
-_CONFIG_DEFAULTS = {
-    "jax_enable_x64": False, "jax_debug_nans": False, "jax_debug_infs": False, "jax_disable_jit": False,
-    "jax_numpy_rank_promotion": "allow", "jax_numpy_dtype_promotion": "standard",
-    "jax_default_matmul_precision": None, "jax_enable_checks": False, "jax_check_tracer_leaks": False,
-    "jax_default_prng_impl": "threefry2x32", "jax_threefry_partitionable": True,
-    "jax_legacy_prng_key": "allow",
-}
-
-
-def _config_update(name: str, value: Any) -> cst.SimpleStatementLine:
-    quoted = N.string(value, double=True) if isinstance(value, str) else N.scalar(value)
-    return N.expression_statement(N.call("jax.config.update", [N.string(name, double=True), quoted]))
-
-
-def _config_statements() -> list[cst.BaseStatement]:
-    out = []
-    for name, default in _CONFIG_DEFAULTS.items():
-        value = getattr(jax.config, name, default)
-        value = value.value if isinstance(value, enum.Enum) else value
-        if value != default and isinstance(value, (bool, str, type(None))):
-            out.append(_config_update(name, value))
-    try:
-        count = jax.device_count()
-        if jax.default_backend() == "cpu" and count > 1:
-            out.insert(0, _config_update("jax_num_cpu_devices", count))
-    except Exception:
-        pass
-    return out
-
-
 def _stub_parameters(signature: inspect.Signature | None) -> cst.Parameters:
     """The user function's parameters, by name and kind (JAX checks ``static_argnums`` against them);
     ``(*args, **kwargs)`` when unknown or variadic."""
@@ -767,67 +498,6 @@ def _stub_parameters(signature: inspect.Signature | None) -> cst.Parameters:
     params = list(signature.parameters.values())
     return N.parameters([p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD],
                         [p.name for p in params if p.kind == p.KEYWORD_ONLY])
-
-
-def _option_values(stmt: Statement) -> Any:
-    """Values a statement passes besides its arguments (primitive parameters)."""
-    params = stmt.options.get("params") if stmt.kind == "prim" else None
-    return V.normalize(params) if params else ()
-
-
-def _paths(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...], Any]]:
-    """(keys from the root, leaf) pairs: ``((0, "w"), leaf)`` for ``tree[0]["w"]``."""
-    if isinstance(tree, V.Node):
-        return [p for i, item in enumerate(tree.children) for p in _paths(item, (*keys, _child_key(tree, i)))]
-    if V.is_sequence(tree):
-        return [p for i, item in enumerate(tree) for p in _paths(item, (*keys, i))]
-    if isinstance(tree, dict):
-        return [p for key, item in tree.items() for p in _paths(item, (*keys, key))]
-    return [(keys, tree)]
-
-
-def _made(stmt: Statement) -> list[tuple[tuple[Key, ...], Any]]:
-    """The result leaves a statement makes: not those it returns unchanged (``jnp.asarray(x)`` of an
-    array is ``x``), which keep the name they have; rebinding it in a nested function would make it
-    local there, read before assignment."""
-    if not stmt.returned:
-        return []
-    given = {id(leaf) for _, leaf in _paths((stmt.args, stmt.kwargs))}
-    return [(keys, leaf) for keys, leaf in _paths(stmt.result) if id(leaf) not in given]
-
-
-def _child_key(node: V.Node, index: int) -> Key:
-    """A NamedTuple is indexed like a tuple; a registered node's stand-in keeps its ``children``."""
-    if node.fields:
-        return FieldKey(node.fields[index])
-    return index if node.is_namedtuple else ChildKey(index)
-
-
-def _containers(tree: Any, keys: tuple[Key, ...] = ()) -> list[tuple[tuple[Key, ...], Any]]:
-    if isinstance(tree, V.Node):
-        return [(keys, tree)] + [c for i, v in enumerate(tree.children)
-                                 for c in _containers(v, (*keys, _child_key(tree, i)))]
-    if isinstance(tree, dict):
-        return [(keys, tree)] + [c for k, v in tree.items() for c in _containers(v, (*keys, k))]
-    if V.is_sequence(tree):
-        return [(keys, tree)] + [c for i, v in enumerate(tree) for c in _containers(v, (*keys, i))]
-    return []
-
-
-def _shape(tree: Any) -> Any:
-    """A hashable description of a container of named values (None if it holds anything else)."""
-    if is_named(tree):
-        return ("v", id(tree))
-    if isinstance(tree, dict) and tree:
-        items = tuple(sorted((repr(k), _shape(v)) for k, v in tree.items()))
-        return None if any(v is None for _, v in items) else ("d", items)
-    if V.is_sequence(tree) and tree:
-        items = tuple(_shape(v) for v in tree)
-        return None if any(v is None for v in items) else (type(tree).__name__, items)
-    if isinstance(tree, V.Node) and tree.children:
-        items = tuple(_shape(v) for v in tree.children)
-        return None if any(v is None for v in items) else ("n", id(tree.type), repr(tree.aux), items)
-    return None
 
 
 def _is_tuple_tree(tree: Any) -> bool:
