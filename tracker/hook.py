@@ -93,8 +93,11 @@ def patch_loaded_jax(hooked: bool) -> None:
         return
     _state["patched"] = True
     _state["hooked"] = hooked
-    from tracker import firstorder
     from tracker.apis import HANDLERS, PUBLIC_WRAPS
+    from tracker.arraymethods import wrap_array_classes
+    from tracker.firstorder import wrap_namespaces
+    from tracker.primitives import wrap_bind
+    from tracker.treefunctions import wrap_tree_functions
     import jax  # noqa: F401  (loaded by now)
     for module_name, attr, api_name in PUBLIC_WRAPS:
         module = sys.modules.get(module_name) or _try_import(module_name)
@@ -104,10 +107,10 @@ def patch_loaded_jax(hooked: bool) -> None:
     if not hooked:
         _wrap_public_apis()
     originals = _public_functions() if not hooked else {}
-    firstorder.wrap_namespaces()
-    firstorder.wrap_tree_functions()
-    firstorder.wrap_array_classes()
-    firstorder.wrap_bind()
+    wrap_namespaces()
+    wrap_tree_functions()
+    wrap_array_classes()
+    wrap_bind()
     if not hooked:
         _rebind_imported_names(originals)
     exclude_tracker_frames()  # before the first error: JAX names the user's frame in messages, not ours
