@@ -6,10 +6,13 @@
 - Explicit: ``tracker.collect(fn, repro_name="name")`` saves a repro each time ``fn`` runs.
 - ``jax-track script.py`` runs a script under the tracker (``--reduce`` also reduces the repro).
 
-What it owns: the hooks on JAX's APIs (hook, apis, firstorder), the recorded call tree (runtime,
-calltree, values), turning that tree into a repro (emitter, which builds libcst nodes with nodes;
-scopes.check_scopes checks that every name a repro reads is bound) and saving it (api, cli, config;
-failures tells repeated failures apart, pytest_plugin saves for failing tests).
+What it owns: the hooks on JAX's APIs (hook; apis for the higher-order ones; firstorder, arraymethods,
+numpyindex, treefunctions and primitives for the first-order ones), the recorded call tree (runtime,
+calltree, values, records), turning that tree into a repro (emitter, with analysis for its scopes, site
+for the context handlers write in, layout for the module around the statements, operators for array
+operators, and libcst nodes built with nodes; scopes.check_scopes checks that every name a repro reads is
+bound) and saving it (api, cli, config; failures tells repeated failures apart, pytest_plugin saves for
+failing tests).
 What it may import: jax, numpy, libcst, the standard library, ``reprokit`` and the reducer's public
 face only (``reducer`` itself, for ``--reduce`` and signatures); never a reducer submodule
 (tests/test_architecture.py enforces it). The reducer never imports the tracker.
