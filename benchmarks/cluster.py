@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE.parent))
 from benchmarks import stamp  # noqa: E402
 
 from reducer.batch import reduce_dir  # noqa: E402
-from reducer.records import Report, Status  # noqa: E402
+from reducer.reports.records import Report, Status  # noqa: E402
 from reducer.search.passes import statement_passes  # noqa: E402
 
 TEMPLATES = {
@@ -123,7 +123,7 @@ def run_local(root: Path, out: Path) -> tuple[Report, float]:
 
 def run_cluster(root: Path, out: Path, workers: int) -> tuple[Report, float, float]:
     """(report, wall seconds including the cluster's start, seconds to start it)."""
-    from reducer.cluster import connect
+    from reducer.batch.cluster import connect
 
     started = time.perf_counter()
     with connect(f"local:{workers}") as connection:

@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from benchmarks import stamp  # noqa: E402
-from reducer.provenance import header_of  # noqa: E402
+from reducer.program.provenance import header_of  # noqa: E402
 
 ROOT = HERE.parent
 REFERENCE = HERE / "corpus-outputs"

@@ -33,15 +33,15 @@ _EXPORTS = {
     "reduce_dir": "reducer.batch",
     "bisect": "reducer.bisect",
     "Bisection": "reducer.bisect",
-    "triage": "reducer.triaging",
-    "triage_dir": "reducer.triaging",
-    "Report": "reducer.records",
-    "Bucket": "reducer.records",
-    "FileRecord": "reducer.records",
-    "Status": "reducer.records",
+    "triage": "reducer.batch",
+    "triage_dir": "reducer.batch",
+    "Report": "reducer.reports.records",
+    "Bucket": "reducer.reports.records",
+    "FileRecord": "reducer.reports.records",
+    "Status": "reducer.reports.records",
     "Criterion": "reducer.judging.criterion",
     "SandboxWarning": "reducer.execution.sandbox",
-    "write_issue": "reducer.issue",
+    "write_issue": "reducer.reports.issue",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -23,8 +23,8 @@ from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
-from reducer.files import NewestWriter, Program, check_output, default_output, read_program
-from reducer.interrupts import interrupted
+from reducer.program.files import NewestWriter, Program, check_output, default_output, read_program
+from reducer.program.interrupts import interrupted
 from reducer.judging.checks import (
     INITIAL_TIMEOUT, InputError, check_original, confirm, derive_timeout, run_once, warm_limits,
 )
@@ -32,9 +32,9 @@ from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
 from reducer.judging.observe import Lowerer, Observer
 from reducer.judging.oracle import Oracle
-from reducer.merge import Merge, merge_program
+from reducer.program.merge import Merge, merge_program
 from reducer.options import Options
-from reducer.provenance import Provenance, provenance_of, with_header
+from reducer.program.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
 from reducer.search.passes import observing, tracing
 from reducer.search.size import Size, count_lines, count_tokens

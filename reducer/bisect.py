@@ -25,10 +25,10 @@ from reducer.execution.environments import (
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.sandbox import Sandbox
-from reducer.files import read_program
+from reducer.program.files import read_program
 from reducer.judging.checks import InputError
 from reducer.judging.signature import Level, Signature
-from reducer.provenance import installed_version
+from reducer.program.provenance import installed_version
 from reprokit.jaxcompat import OLDEST_TESTED, version_of
 
 __all__ = ["Bisection", "Trial", "bisect", "InstallError"]

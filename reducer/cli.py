@@ -19,11 +19,11 @@ from typing import Any, TextIO
 from reducer.api import InputError, Result, reduce
 from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import SandboxError, SandboxWarning, warn_once
-from reducer.files import default_output, same_file
-from reducer.issue import write_issue
+from reducer.program.files import default_output, same_file
+from reducer.reports.issue import write_issue
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
-from reducer.records import Report
+from reducer.reports.records import Report
 from reducer.search.engine import MIXED, PassStats, Progress
 from reprokit import jaxcompat
 
@@ -88,7 +88,7 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                              "needs pip install 'jax-reduce[dask]')")
     if triage:
         parser.add_argument("--per-bucket", type=int, default=0, metavar="K",
-                            help="with --scheduler and -o: also reduce the K smallest files of each bucket there")
+                            help="with -o: also reduce the K smallest files of each bucket into OUTDIR")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     if not triage:
         parser.add_argument("--stats", action="store_true",
@@ -267,7 +267,7 @@ def run(argv: list[str]) -> int:
 
 
 def batch_summary(report: Report) -> str:
-    from reducer.report import summary_line
+    from reducer.reports.render import summary_line
 
     lines = [summary_line(report)]
     for rank, bucket in enumerate(report.buckets, 1):
@@ -289,7 +289,7 @@ def cluster_client(address: str | None, quiet: bool) -> Iterator[Any]:
     if address is None:
         yield None
         return
-    from reducer.cluster import connect  # ClusterError (an InputError) says how to install the extra
+    from reducer.batch.cluster import connect  # ClusterError (an InputError) says how to install the extra
 
     with connect(address) as connection:
         if not quiet:
@@ -301,7 +301,7 @@ def cluster_client(address: str | None, quiet: bool) -> Iterator[Any]:
 
 def worker_summary(report: Report, quiet: bool) -> None:
     if report.ran_on and not quiet:
-        from reducer.cluster import worker_throughput
+        from reducer.batch.cluster import worker_throughput
 
         for line in worker_throughput(report):
             print(f"jax-reduce: worker {line}", file=sys.stderr)
@@ -309,7 +309,7 @@ def worker_summary(report: Report, quiet: bool) -> None:
 
 def batch_main(args: argparse.Namespace) -> int:
     from reducer.batch import reduce_dir
-    from reducer.progress import batch_display
+    from reducer.batch.progress import batch_display
 
     display = batch_display(sys.stderr, quiet=args.quiet)
     try:
@@ -335,15 +335,15 @@ def finish_batch(args: argparse.Namespace, report: Report, summary_to: TextIO) -
 
 
 def triage_main(args: argparse.Namespace) -> int:
-    from reducer.progress import record_line
-    from reducer.triaging import triage_dir
+    from reducer.batch.progress import record_line
+    from reducer.batch import triage_dir
 
     if not os.path.isdir(args.file):
         print(f"jax-reduce: {args.file}: not a directory", file=sys.stderr)
         return EXIT_BAD_INPUT
     quiet = args.quiet or args.json
-    if args.per_bucket and not (scheduler_of(args) and args.output):
-        print("jax-reduce: --per-bucket needs --scheduler (or DASK_SCHEDULER_ADDRESS) and -o OUTDIR", file=sys.stderr)
+    if args.per_bucket and not args.output:
+        print("jax-reduce: --per-bucket needs -o OUTDIR (where the reduced programs go)", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         with cluster_client(scheduler_of(args), quiet) as client:
@@ -398,7 +398,7 @@ def bisect_args(argv: list[str]) -> argparse.Namespace:
 
 def bisect_main(argv: list[str]) -> int:
     from reducer.bisect import InstallError, bisect
-    from reducer.issue import write_bisect_issue
+    from reducer.reports.issue import write_bisect_issue
 
     args = bisect_args(argv[1:])
     sandbox = Options(sandbox=args.sandbox, allow_write=tuple(args.allow_write)).sandbox_policy()

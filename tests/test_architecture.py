@@ -110,7 +110,7 @@ def test_the_tracker_uses_only_the_reducers_public_face():
     for path in sources("tracker"):
         for imported in imports_of(path):
             if imported.split(".")[0] == "reducer":
-                assert imported in ("reducer", "reducer.api", "reducer.files"), (path, imported)
+                assert imported in ("reducer", "reducer.api", "reducer.program.files"), (path, imported)
 
 
 def test_an_upward_import_is_caught(tmp_path):

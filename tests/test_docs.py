@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reducer.provenance import header_of
+from reducer.program.provenance import header_of
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

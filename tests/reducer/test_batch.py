@@ -21,9 +21,9 @@ from reducer.batch import MANIFEST, FileDone, FileProgress, Manifest, check_dirs
 from reducer.options import Options
 from reducer.search.size import count_tokens
 from reducer.search.passes import statement_passes
-from reducer.progress import RichDisplay, batch_display
-from reducer.provenance import provenance_of
-from reducer.records import FileRecord, Report, Status
+from reducer.batch.progress import RichDisplay, batch_display
+from reducer.program.provenance import provenance_of
+from reducer.reports.records import FileRecord, Report, Status
 from reducer.judging.signature import Signature
 from tests.reducer.procs import interrupt_when, start_cli
 

@@ -18,7 +18,7 @@ from interpreters import python312
 
 from reducer.bisect import Bisection, Trial, bisect, select
 from reducer.execution.environments import Interpreter, paired_jaxlib
-from reducer.provenance import header_of
+from reducer.program.provenance import header_of
 from reprokit import jaxcompat
 from reprokit.jaxcompat import untested_release, version, version_of
 

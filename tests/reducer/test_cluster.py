@@ -25,15 +25,15 @@ distributed = pytest.importorskip("distributed")
 import cloudpickle  # noqa: E402 - installed with distributed
 
 from reducer.batch import MANIFEST, FileDone, reduce_dir  # noqa: E402
-from reducer.cluster import (  # noqa: E402
+from reducer.batch.cluster import (  # noqa: E402
     ClusterError, TooLarge, check_versions, pool_size, ship, versions,
 )
 from reducer.execution.sandbox import SandboxWarning  # noqa: E402
-from reducer.records import Status  # noqa: E402
+from reducer.reports.records import Status  # noqa: E402
 from reducer.search.passes import statement_passes  # noqa: E402
 
 from procs import live  # noqa: E402
-from reducer.triaging import triage_dir  # noqa: E402
+from reducer.batch import triage_dir  # noqa: E402
 
 ROOT = str(Path(__file__).resolve().parents[2])
 DATA = Path(__file__).resolve().parents[1] / "data" / "batch"

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from reducer.interrupts import interrupted
+from reducer.program.interrupts import interrupted
 
 
 def test_an_interrupt_in_the_chain_counts_and_nothing_else_does():

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from reducer.issue import Identity, config_updates, Scrubbed, command_line, issue_path, scrub_literals, scrub_text, scrubbable_user
+from reducer.reports.issue import Identity, config_updates, Scrubbed, command_line, issue_path, scrub_literals, scrub_text, scrubbable_user
 
 ROOT = str(Path(__file__).resolve().parents[2])
 

@@ -8,7 +8,7 @@ import os
 import platform
 
 from reducer.options import Options
-from reducer.provenance import MachineDefault, Provenance, jax_environment, provenance_of, with_header
+from reducer.program.provenance import MachineDefault, Provenance, jax_environment, provenance_of, with_header
 
 SOURCE = "import jax.numpy as jnp\njnp.ones(3) + jnp.ones(4)\n"
 # The sandbox's default memory cap, computed here independently: a quarter of RAM in 256 MiB steps.

@@ -6,9 +6,9 @@ import json
 import re
 from html.parser import HTMLParser
 
-from reducer.provenance import MachineDefault, Provenance
-from reducer.records import Bucket, FileRecord, Report, Status, buckets_of
-from reducer.report import render_html, render_markdown, write_reports
+from reducer.program.provenance import MachineDefault, Provenance
+from reducer.reports.records import Bucket, FileRecord, Report, Status, buckets_of
+from reducer.reports.render import render_html, render_markdown, write_reports
 from reducer.execution.outcome import Kind, Outcome
 
 HOSTILE_SOURCE = 'x = "</code></pre><script>alert(1)</script>"\nprint(f"``` | {x}")\n````\n'

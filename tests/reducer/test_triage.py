@@ -6,9 +6,9 @@ import pytest
 
 from reducer.search.size import count_tokens
 from reducer.options import Options
-from reducer.provenance import provenance_of
-from reducer.records import Status
-from reducer.triaging import resolve, triage, triage_dir
+from reducer.program.provenance import provenance_of
+from reducer.reports.records import Status
+from reducer.batch import resolve, triage, triage_dir
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +99,47 @@ def test_one_first_line_two_bugs_two_buckets(tmp_path, pool):
 def test_the_public_triage_is_the_function_even_after_its_module_is_imported():
     import importlib
     import reducer
-    importlib.import_module("reducer.triaging")
+    importlib.import_module("reducer.batch.driver")
     assert callable(reducer.triage) and reducer.triage is triage
     from reducer import triage as imported
     assert imported is triage
 
+
+
+RESHAPE = """\
+import jax.numpy as jnp
+
+scale = 2.0
+x = jnp.ones(6) * scale
+y = x.reshape({shape})
+print(y)
+"""
+
+
+def test_per_bucket_reduces_the_smallest_of_each_bucket_here_too(tmp_path, pool):
+    """The one batch driver gives triage's per_bucket to the local runner as well as to Dask's (the cluster
+    test asserts the same outcome there)."""
+    from reducer.search.passes import statement_passes
+
+    root = tmp_path / "repros"
+    root.mkdir()
+    for name, shape in {"a.py": "(4,)", "b.py": "(5,)", "c.py": "(4, 1, 7)"}.items():
+        (root / name).write_text(RESHAPE.format(shape=shape))
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
+    seen = []
+    report = triage_dir(root, tmp_path / "out", jobs=1, workers=pool, per_bucket=1, passes=statement_passes(),
+                        on_done=seen.append)
+    assert [b.files for b in report.buckets] == [("a.py", "b.py"), ("c.py",)]
+    assert {r.path: r.status for r in report.files} == {
+        "a.py": Status.REDUCED, "b.py": Status.FAILING, "c.py": Status.REDUCED}
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.py")) == ["a.py", "c.py"]
+    assert [b.source for b in report.buckets] == [(tmp_path / "out" / rel).read_text() for rel in ("a.py", "c.py")]
+    reduced = (tmp_path / "out" / "a.py").read_text()
+    assert count_tokens(reduced) < count_tokens(before["a.py"].decode()) and ".reshape((4,))" in reduced
+    assert sorted(r.path for r in seen) == ["a.py", "a.py", "b.py", "c.py", "c.py"]  # triaged, then reduced
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before
+
+
+def test_per_bucket_without_an_output_directory_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="per_bucket needs an output directory"):
+        triage_dir(tmp_path, per_bucket=1)

@@ -25,9 +25,8 @@ import os
 import signal
 import tempfile
 import threading
-import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,15 +48,14 @@ try:
 except ImportError:
     raise ClusterError(INSTALL_HINT) from None
 
-from reducer.batch import (  # noqa: E402 - after the clear error above
-    MANIFEST, FileDone, FileStarted, Manifest, bad_record, batch_dirs, file_hash, find_repros,
-    now_utc, read_bytes, read_or_empty, reduce_file,
-)
+from reducer.batch.inputs import file_hash, read_bytes  # noqa: E402 - after the clear error above
+from reducer.batch.runner import Sink, Task  # noqa: E402
+from reducer.batch.work import bad_record, reduce_file, triage_file  # noqa: E402
 from reducer.execution.outcome import Kind, Outcome  # noqa: E402
 from reducer.execution.pool import PoolExecutor, top_level_imports  # noqa: E402
-from reducer.files import write_atomically  # noqa: E402
 from reducer.options import Options  # noqa: E402
-from reducer.records import FileRecord, Report, Status, buckets_of  # noqa: E402
+from reducer.program.files import write_atomically  # noqa: E402
+from reducer.reports.records import FileRecord, Report, Status  # noqa: E402
 from reprokit import pysource  # noqa: E402
 
 PLUGIN = "jax-reduce-pool"
@@ -379,8 +377,6 @@ def reduce_or_triage(shipment: Shipment, options: Options, mode: str, root: str,
             if record.output is not None:
                 output = (out / record.output).read_text()
         else:
-            from reducer.triaging import triage_file
-
             record = triage_file(base, rel, pool.program, options)
         return Done(relocated(record, str(base), root), output, worker.address, attempt)
 
@@ -460,147 +456,51 @@ def run_files(client: distributed.Client, root: Path, shipments: list[Shipment],
             pass
 
 
-def reduce_dir_on(client: distributed.Client, directory: str | os.PathLike[str],
-                  out: str | os.PathLike[str] | None, options: Options,
-                  on_event: Callable[[Any], None] | None = None, *, cap: int = MAX_SHIP_BYTES) -> Report:
-    """:func:`reducer.batch.reduce_dir` with every file reduced on the cluster behind ``client``."""
-    from reducer.report import write_reports
+class ClusterRunner:
+    """The batch's Dask runner: one task per file on the cluster behind ``client``, each on its worker's warm
+    pool, in a scratch copy of the file's directory; outputs come back as text and are written here."""
 
-    started = time.perf_counter()
-    root, out_dir = batch_dirs(directory, out)
-    emit = on_event or (lambda event: None)
-    key = options.result_key()
-    manifest = Manifest.load(out_dir / MANIFEST, str(root))
-    files = find_repros(root, exclude=out_dir)
-    contents = {rel: data for rel in files if (data := read_bytes(root / rel)) is not None}
-    records: dict[str, FileRecord] = {}
-    resumed: list[str] = []
-    placement = Placement()
-    keys: set[tuple[str, ...]] = set()  # bucket keys so far, for progress (recounting them all is quadratic)
+    sandbox = ""  # each worker probes its own machine
 
-    def finish(record: FileRecord, fresh: bool) -> None:
-        if fresh:
-            manifest.put(record, key)
-        records[record.path] = record
-        keys.update([record.key] if record.status.bucketed else [])
-        index = len(records) - 1
-        emit(FileStarted(record.path, index, len(files)))
-        emit(FileDone(record, index, len(files), len(keys), not fresh))
+    def __init__(self, client: distributed.Client, root: Path, out: Path | None, options: Options,
+                 cap: int = MAX_SHIP_BYTES):
+        self.client, self.root, self.out, self.options, self.cap = client, root, out, options, cap
+        self.placement = Placement()
 
-    shipments = []
-    for rel in files:
-        if rel not in contents:
-            finish(bad_record(rel, "", Status.UNREADABLE, f"{root / rel}: cannot be read", 0.0), True)
-        elif (earlier := manifest.finished(rel, file_hash(contents[rel]), key)) is not None:
-            resumed.append(rel)
-            finish(earlier, False)
-        else:
+    def run(self, tasks: Sequence[Task], sink: Sink) -> None:
+        shipments: dict[str, list[Shipment]] = {"reduce": [], "triage": []}
+        for task in tasks:
             try:
-                shipments.append(ship(root, rel, contents[rel], cap))
+                shipments[task.mode].append(ship(self.root, task.rel, task.data, self.cap))
             except TooLarge as err:
-                finish(bad_record(rel, file_hash(contents[rel]), Status.TOO_LARGE, str(err), 0.0), True)
+                sink.started(task.rel)
+                sink.done(bad_record(task.rel, file_hash(task.data), Status.TOO_LARGE, str(err), 0.0))
 
-    def landed(done: Done) -> None:
-        output = out_dir / done.record.path
+        for mode, batch in shipments.items():
+            def landed(done: Done, mode: str = mode) -> None:
+                if mode == "reduce" and self.out is not None:
+                    self.place(done)
+                sink.started(done.record.path)
+                sink.done(done.record)
+
+            if batch:
+                run_files(self.client, self.root, batch, self.options, mode, landed, self.placement)
+
+    def place(self, done: Done) -> None:
+        """A reduction's output at ``OUT/rel``, written atomically, or a stale one of an earlier run gone."""
+        assert self.out is not None
+        output = self.out / done.record.path
         if done.output is not None:
             output.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(str(output), done.output)
         else:
-            output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
-        finish(done.record, True)
+            output.unlink(missing_ok=True)
 
-    try:
-        if shipments:
-            run_files(client, root, shipments, options, "reduce", landed, placement)
-    finally:
-        manifest.close()
-        ordered = [records[rel] for rel in files if rel in records]
-        final = Report(
-            mode="reduce", root=str(root), out=str(out_dir), created=now_utc(),
-            seconds=time.perf_counter() - started, options=tuple(key.items()), files=tuple(ordered),
-            buckets=buckets_of(ordered, lambda r: read_or_empty(out_dir / (r.output or r.path))),
-            resumed=tuple(rel for rel in files if rel in resumed), ran_on=ran_on(placement, files),
-        )
-        write_reports(final, out_dir)
-    return final
+    def ran_on(self) -> dict[str, tuple[str, int]]:
+        return {rel: (worker, self.placement.attempts[rel]) for rel, worker in self.placement.worker.items()}
 
-
-def ran_on(placement: Placement, files: Iterable[str]) -> tuple[tuple[str, str, int], ...]:
-    return tuple((rel, placement.worker[rel], placement.attempts[rel]) for rel in files if rel in placement.worker)
-
-
-def triage_dir_on(client: distributed.Client, root: Path, files: list[str], out_dir: Path | None, options: Options,
-                  on_done: Callable[[FileRecord], None] | None = None, *, per_bucket: int = 0,
-                  cap: int = MAX_SHIP_BYTES) -> Report:
-    """Triage on the cluster: every file's signature is computed there, the buckets here; with ``out_dir``
-    and ``per_bucket`` K, the K smallest originals of each bucket are then reduced there too (into
-    ``out_dir``, at their relative paths) and their records become ``reduced``."""
-    from reducer.report import write_reports
-
-    started = time.perf_counter()
-    done = on_done or (lambda record: None)
-    records: dict[str, FileRecord] = {}
-    placement = Placement()
-    shipments = []
-    for rel in files:
-        data = read_bytes(root / rel)
-        if data is None:
-            records[rel] = bad_record(rel, "", Status.UNREADABLE, f"{root / rel}: cannot be read", 0.0)
-            continue
-        try:
-            shipments.append(ship(root, rel, data, cap))
-        except TooLarge as err:
-            records[rel] = bad_record(rel, file_hash(data), Status.TOO_LARGE, str(err), 0.0)
-
-    def landed(result: Done) -> None:
-        records[result.record.path] = result.record
-        done(result.record)
-
-    for record in records.values():
-        done(record)
-    if shipments:
-        run_files(client, root, shipments, options, "triage", landed, placement)
-    if out_dir is not None and per_bucket > 0:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        chosen = representatives(records.values(), per_bucket)
-        by_rel = {s.rel: s for s in shipments}
-
-        def reduced(result: Done) -> None:
-            if result.output is not None:
-                (out_dir / result.record.path).parent.mkdir(parents=True, exist_ok=True)
-                write_atomically(str(out_dir / result.record.path), result.output)
-                records[result.record.path] = result.record
-            done(result.record)
-        run_files(client, root, [by_rel[rel] for rel in chosen], options, "reduce", reduced, placement)
-    ordered = tuple(records[rel] for rel in files)
-    timeout = options.timeout
-    report = Report(
-        mode="triage", root=str(root), out=str(out_dir) if out_dir else None, created=now_utc(),
-        seconds=time.perf_counter() - started,
-        options=(("signature", options.signature.level.value), ("match", options.signature.match),
-                 ("timeout", timeout)),
-        files=ordered,
-        buckets=buckets_of(ordered, lambda r: read_or_empty(
-            (out_dir / r.path) if (out_dir and r.status is Status.REDUCED) else root / r.path)),
-        ran_on=ran_on(placement, files),
-    )
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        write_reports(report, out_dir)
-    return report
-
-
-def representatives(records: Iterable[FileRecord], per_bucket: int) -> list[str]:
-    """The ``per_bucket`` smallest originals of each bucket (by tokens, lines, path)."""
-    groups: dict[tuple[str, ...], list[FileRecord]] = {}
-    for record in records:
-        if record.status.bucketed:
-            groups.setdefault(record.key, []).append(record)
-    chosen = []
-    for members in groups.values():
-        members.sort(key=lambda r: (r.tokens_before, r.lines_before, r.path))
-        chosen.extend(r.path for r in members[:per_bucket])
-    return sorted(chosen)
+    def close(self) -> None:
+        pass  # the workers' pools go with each run's plugin; the connection is the caller's
 
 
 def worker_throughput(report: Report) -> list[str]:

@@ -30,10 +30,10 @@ from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Outcome
 from reducer.execution.sandbox import Sandbox
 from reducer.execution.userrun import environment_info, run_as_user
-from reducer.files import read_program, write_atomically
+from reducer.program.files import read_program, write_atomically
 from reducer.options import Options
-from reducer.provenance import header_of, jax_environment, versions_line
-from reducer.report import md_code
+from reducer.program.provenance import header_of, jax_environment, versions_line
+from reducer.reports.render import md_code
 
 __all__ = ["IssueFacts", "Scrubbed", "gather", "issue_path", "render_issue", "write_issue"]
 

@@ -1,4 +1,4 @@
-"""Rendering a batch :class:`~reducer.records.Report` as ``report.json``, ``report.md`` and ``report.html``.
+"""Rendering a batch :class:`~reducer.reports.records.Report` as ``report.json``, ``report.md`` and ``report.html``.
 
 The HTML page is self-contained (inline CSS, no scripts, no external assets; a Content-Security-Policy
 forbids loading anything) and every piece of program text, path and message in it is escaped.
@@ -11,9 +11,9 @@ import json
 import re
 from pathlib import Path
 
-from reducer.files import write_atomically
-from reducer.provenance import Provenance
-from reducer.records import Bucket, FileRecord, Report
+from reducer.program.files import write_atomically
+from reducer.program.provenance import Provenance
+from reducer.reports.records import Bucket, FileRecord, Report
 
 
 def write_reports(report: Report, out_dir: str | Path) -> None:

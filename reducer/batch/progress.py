@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from reducer.batch import BatchEvent, FileDone, FileProgress, FileStarted
-from reducer.records import FileRecord, Status
+from reducer.batch.events import BatchEvent, FileDone, FileProgress, FileStarted
+from reducer.reports.records import FileRecord, Status
 
 
 def record_line(record: FileRecord) -> str:

@@ -1,7 +1,7 @@
 """Records of a batch: one per file, buckets of files that fail the same way, and the report holding both.
 
 All are frozen dataclasses whose ``to_json()`` is what ``report.json`` (and the manifest) hold, and whose
-``from_json()`` reads it back. Kept apart from :mod:`reducer.batch` and :mod:`reducer.triaging`, which both
+``from_json()`` reads it back. Kept apart from the batch driver (:mod:`reducer.batch`), whose reductions and triage both
 produce them.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from reducer.execution.outcome import Outcome
-from reducer.provenance import Provenance
+from reducer.program.provenance import Provenance
 from reprokit.records import known_fields
 
 
@@ -32,7 +32,7 @@ class Status(str, enum.Enum):
     TIMEOUT = "timeout"
     SANDBOX_DENIED = "sandbox-denied"  # fails only because the sandbox denied it a write (needs --allow-write)
     ERROR = "error"  # an internal error of jax-reduce on this file (retried on resume)
-    KILLED_WORKER = "killed-worker"  # on a cluster: its worker died every time it ran (reducer.cluster)
+    KILLED_WORKER = "killed-worker"  # on a cluster: its worker died every time it ran (reducer.batch.cluster)
     TOO_LARGE = "too-large"  # on a cluster: it and the files beside it exceed what a task carries
 
     @property
