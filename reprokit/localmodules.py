@@ -1,6 +1,6 @@
 """Which of a program's imports are its own local modules (files and packages beside it), read statically.
 
-Shared by the reducer (merging local modules into the program, reducer/merge.py) and the tracker (copying a
+Shared by the reducer (merging local modules into the program, reducer/program/merge/) and the tracker (copying a
 program that died of a fatal signal, with its local modules, where no Python code ran to list them).
 The standard library only: the tracker's parent process stays light.
 """

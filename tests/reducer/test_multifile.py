@@ -1,4 +1,4 @@
-"""A program that imports its own local modules reduces to one standalone file (reducer/merge.py).
+"""A program that imports its own local modules reduces to one standalone file (reducer/program/merge/).
 
 The merge tests write small module sets into a temporary directory and compare the merged program with the
 exact expected text; the end-to-end test reduces a small multi-file JAX program through the library API.
@@ -14,7 +14,7 @@ import pytest
 from reducer.api import reduce
 from reducer.execution.fresh import FreshExecutor
 from reducer.judging.signature import Signature
-from reducer.merge import merge_program
+from reducer.program.merge import merge_program
 from reducer.search.passes import statement_passes
 
 

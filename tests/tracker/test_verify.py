@@ -75,7 +75,7 @@ def test_jax_track_reduce_reduces_the_copy_when_the_repro_does_not_reproduce(tmp
     assert reduced.exists(), done.stderr
     assert "reduced " in done.stderr and str(reduced) in done.stderr
     key = Signature().key(signature_of(str(program), timeout=TIMEOUT))
-    # The reducer merged checks.py into the program (reducer/merge.py): the result is one file, and the
+    # The reducer merged checks.py into the program (reducer/program/merge/): the result is one file, and the
     # program's own exception class now lives in it, as __main__.ShapeMismatch; nothing else differs.
     text = reduced.read_text()
     assert "import checks" not in text and "from checks" not in text, text
