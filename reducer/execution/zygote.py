@@ -33,25 +33,26 @@ import math
 import os
 import select
 import shutil
-import signal
 import socket
 import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 from multiprocess.connection import Connection
 
 from reducer.execution import platform, proctree
-from reducer.execution.fresh import CANDIDATE_FILENAME, empty_directory, finished_outcome, read_tail
-from reducer.execution.isolation import Snapshot, patches_modules
+from reducer.execution.forked import (
+    WATCH_SECONDS, cache_writes, cancel_received, crash_tail, fresh_workdir, join_memory_cgroup, kill_forked,
+    measures_cpu, memory_polled, own_child, read_stderr, report_from, returncode, runner_main, settled_from,
+    watch_child,
+)
+from reducer.execution.fresh import empty_directory, finished_outcome
+from reducer.execution.isolation import patches_modules
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
-    Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Report, Run, Settled, decode,
-    encode, receive, send,
+    Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
 )
-from reducer.execution.runner import run_and_judge
 from reducer.execution.sandbox import Sandbox, memory_outcome
 from reprokit import jaxcompat
 
@@ -59,10 +60,8 @@ BASE_PRELOAD = ("jax", "jax.numpy", "numpy")
 # Imported lazily by jax's first lowering (~30 ms in every child otherwise); they start no threads.
 LOWERING_PRELOAD = jaxcompat.LOWERING_MODULES
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
-WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
 CANCEL_GRACE = 0.1  # seconds a cancelled candidate may still take to finish and keep its runner
 SETTLE_SECONDS = 5.0  # how long a runner may take to put its state back after a candidate (it takes ms)
-NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
 
 
 def _share_compilations(cache_dir: str, writes: bool) -> None:
@@ -76,16 +75,7 @@ def _share_compilations(cache_dir: str, writes: bool) -> None:
 
     jax.config.update("jax_compilation_cache_dir", cache_dir)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-    _cache_writes(writes)
-
-
-def _cache_writes(on: bool) -> None:
-    """Whether this process stores its compilations in the persistent cache. Off, jax skips the write before
-    serializing (compile time under the minimum, logged at debug level only): a sandboxed candidate's write
-    would fail and print a warning into its stderr. Landlock, not this switch, is what keeps candidates out."""
-    import jax
-
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0 if on else NEVER_STORE_SECONDS)
+    cache_writes(writes)
 
 
 def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "") -> None:
@@ -221,15 +211,15 @@ class Zygote:
         try:
             if self.runner is None:
                 raise BrokenPipeError
-            workdir = _fresh_workdir(self.runner.scratch)
-            cpu_start = proctree.tree_cpu_seconds(self.runner.pid) if _measures_cpu(job) else 0.0
+            workdir = fresh_workdir(self.runner.scratch)
+            cpu_start = proctree.tree_cpu_seconds(self.runner.pid) if measures_cpu(job) else 0.0
             send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
             if self.runner is not None:
                 self._end_runner()
             self.runner = self._fork_runner()
             runner_how = "new"
-            workdir = _fresh_workdir(self.runner.scratch)
+            workdir = fresh_workdir(self.runner.scratch)
             cpu_start = 0.0  # a new runner's every CPU second is this candidate's (its start, as in wall time)
             send(self.runner.conn, Candidate(job.source, workdir, job.sys_path, job.check))
         runner = self.runner
@@ -243,7 +233,7 @@ class Zygote:
         if runner is None or runner.settled:
             return ()
         readable, _, _ = select.select([runner.conn, runner.exit_fd], [], [], SETTLE_SECONDS)
-        settled = _settled_from(runner.conn) if runner.conn in readable else None
+        settled = settled_from(runner.conn) if runner.conn in readable else None
         why = ("did not settle",) if settled is None else settled.dirt
         if why:
             self._end_runner()
@@ -267,7 +257,7 @@ class Zygote:
             if remaining <= 0:
                 self._end_runner()
                 return Finished(Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start), How(runner_how))
-            watched = _watched(self.sandbox, runner.memory)
+            watched = memory_polled(self.sandbox, runner.memory)
             polled = watched or job.cpu_budget > 0
             wait = min(remaining, given_up - now, WATCH_SECONDS if polled else math.inf)
             listened = [runner.conn, runner.exit_fd] + ([self.conn] if given_up == math.inf else [])
@@ -282,14 +272,14 @@ class Zygote:
                     outcome = Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start, cpu_seconds=cpu)
                     return Finished(outcome, How(runner_how, ("cpu time",)))
                 continue
-            report = _report_from(runner.conn) if runner.conn in readable else None
+            report = report_from(runner.conn) if runner.conn in readable else None
             if report is not None and platform.oom_kills(runner.memory):
                 # The kernel's OOM killer struck in the runner's group, at a process the candidate started.
                 self._end_runner()
                 outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("memory",)))
             if report is not None:
-                cpu = cpu_used() if _measures_cpu(job) else 0.0
+                cpu = cpu_used() if measures_cpu(job) else 0.0
                 retired = ("lifetime",) if runner.served >= RUNNER_LIFETIME else ()
                 if retired:
                     self._end_runner()
@@ -300,15 +290,15 @@ class Zygote:
             if runner.exit_fd in readable or runner.conn in readable:  # died, or garbled its reply
                 # Read before the runner's scratch (and the workdir in it) is removed: an XLA CHECK line
                 # there is part of a crash's signature.
-                stderr = _read_stderr(workdir)
+                stderr = read_stderr(workdir)
                 status = self._end_runner()
                 if self.oom_killed:  # by the kernel's OOM killer, in its memory cgroup
                     outcome = memory_outcome(self.sandbox, time.perf_counter() - start)
                     return Finished(outcome, How(runner_how, ("memory",)))
-                tail = _crash_tail(stderr, _returncode(status), "a pool runner")
-                outcome = finished_outcome(_returncode(status), None, tail, time.perf_counter() - start)
+                tail = crash_tail(stderr, returncode(status), "a pool runner")
+                outcome = finished_outcome(returncode(status), None, tail, time.perf_counter() - start)
                 return Finished(outcome, How(runner_how, ("died",)))
-            if self.conn in readable and _cancelled(self.conn):
+            if self.conn in readable and cancel_received(self.conn):
                 # A candidate about to finish is let finish (its outcome goes back, unused): killing the
                 # runner would make the next candidate pay a new runner's first run, several times the grace.
                 given_up = time.perf_counter() + CANCEL_GRACE
@@ -323,10 +313,10 @@ class Zygote:
         pid = os.fork()
         if pid == 0:
             try:
-                _join(memory)
+                join_memory_cgroup(memory)
                 ours.close()
                 self.conn.close()  # candidates must not talk to the reducer's pipe
-                _runner_main(Connection(theirs.detach()), sandbox, scratch, writes_cache)
+                runner_main(Connection(theirs.detach()), sandbox, scratch, writes_cache)
             finally:
                 os._exit(0)
         theirs.close()
@@ -336,7 +326,7 @@ class Zygote:
         """Kill the runner and everything it started; return its wait status (and set :attr:`oom_killed`)."""
         runner, self.runner = self.runner, None
         assert runner is not None
-        status = _kill(runner.pid)
+        status = kill_forked(runner.pid)
         runner.conn.close()
         os.close(runner.exit_fd)
         shutil.rmtree(runner.scratch, ignore_errors=True)
@@ -359,255 +349,16 @@ class Zygote:
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
-            _join(memory)
+            join_memory_cgroup(memory)
             os.close(read_fd)
             self.conn.close()
-            _own_child(job, workdir, write_fd, self.sandbox)
+            own_child(job, workdir, write_fd, self.sandbox)
         os.close(write_fd)
         try:
-            outcome = _watch(self.conn, pid, read_fd, start, job.timeout, workdir, self.sandbox, memory)
+            outcome = watch_child(self.conn, pid, read_fd, start, job.timeout, workdir, self.sandbox, memory)
         finally:
             os.close(read_fd)
             self._kill_orphans()
             if memory:
                 platform.remove_cgroup(memory)
         return Finished(outcome, How("fork")) if outcome is not None else Abandoned(How("fork"))
-
-
-def _measures_cpu(job: Job) -> bool:
-    """Whether a run's CPU time is read: for a candidate held to a CPU budget, and for the user's unmodified
-    program, whose runs set that budget. Other candidates skip it (two walks of the runner's /proc tree, a
-    few percent of a small candidate's run)."""
-    return job.cpu_budget > 0 or job.writes_cache
-
-
-def _join(memory: str) -> None:
-    """In a freshly forked runner or child: enter its memory cgroup before anything else (it runs nothing
-    without the cap it was promised)."""
-    if memory and not platform.join_cgroup(memory):
-        platform.setup_failed("could not enter the memory cgroup")
-
-
-def _watched(sandbox: Sandbox, memory: str) -> bool:
-    """Whether the memory of a candidate process is polled (where no memory cgroup holds it)."""
-    return bool(sandbox.memory_bytes) and not memory
-
-
-def _fresh_workdir(scratch: str) -> str:
-    workdir = os.path.join(scratch, "candidate")
-    os.mkdir(workdir)
-    return workdir
-
-
-def _report_from(conn: Connection) -> Report | None:
-    """The runner's report, or None if it died or wrote something else (its candidate may have)."""
-    try:
-        return receive(conn, Report)  # type: ignore[return-value]
-    except (EOFError, OSError, ProtocolError):
-        return None
-
-
-def _settled_from(conn: Connection) -> Settled | None:
-    try:
-        return receive(conn, Settled)  # type: ignore[return-value]
-    except (EOFError, OSError, ProtocolError):
-        return None
-
-
-def _cancelled(conn: Connection) -> bool:
-    """Whether the reducer, which wrote to ``conn``, cancels the candidate (or is gone)."""
-    try:
-        return isinstance(receive(conn), Cancel)
-    except (EOFError, OSError, ProtocolError):
-        return True
-
-
-def _returncode(status: int) -> int:
-    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-
-
-def _kill(pid: int) -> int:
-    """Kill a forked process and its process group; return its wait status."""
-    # The process itself first: right after the fork it may not have made its own group yet.
-    for kill in (os.kill, os.killpg):
-        try:
-            kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    return os.waitpid(pid, 0)[1]
-
-
-def _watch(conn: Connection, pid: int, read_fd: int, start: float, timeout: float, workdir: str,
-           sandbox: Sandbox, memory: str) -> Outcome | None:
-    """Wait for a candidate's own child to report and exit, for its deadline, or for a cancel (None); in its
-    memory cgroup ``memory`` (else its memory is polled)."""
-    watched = _watched(sandbox, memory)
-    exit_fd = os.pidfd_open(pid)  # readable once the child has exited
-    chunks: list[bytes] = []
-    try:
-        while True:
-            remaining = start + timeout - time.perf_counter()
-            if remaining <= 0:
-                _kill(pid)
-                return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
-            wait = min(remaining, WATCH_SECONDS) if watched else remaining
-            readable, _, _ = select.select([read_fd, exit_fd, conn], [], [], wait)
-            if not readable and watched and proctree.tree_rss(pid) > sandbox.memory_bytes:
-                _kill(pid)
-                return memory_outcome(sandbox, time.perf_counter() - start)
-            if read_fd in readable:
-                chunk = os.read(read_fd, 1 << 16)
-                if chunk:
-                    chunks.append(chunk)
-            if conn in readable and _cancelled(conn):
-                _kill(pid)
-                return None
-            if exit_fd in readable:
-                break
-        status = os.waitpid(pid, 0)[1]
-        chunks.extend(_drain(read_fd))
-    finally:
-        os.close(exit_fd)
-    try:
-        os.killpg(pid, signal.SIGKILL)  # anything the candidate left running in its group
-    except (ProcessLookupError, PermissionError):
-        pass
-    if platform.oom_kills(memory):  # the kernel's OOM killer struck in the child's group
-        return memory_outcome(sandbox, time.perf_counter() - start)
-    tail = _crash_tail(_read_stderr(workdir), _returncode(status), "a candidate's own child")
-    return finished_outcome(_returncode(status), _decoded_report(b"".join(chunks)), tail, time.perf_counter() - start)
-
-
-def _read_stderr(workdir: str) -> tuple[bool, str]:
-    """Whether a dead candidate process created its stderr file (it was past its sandbox's set-up), and the
-    file's tail; read at once, since its directory may go next."""
-    path = Path(workdir) / ".stderr"
-    return path.exists(), read_tail(path)
-
-
-def _crash_tail(stderr: tuple[bool, str], returncode: int, who: str) -> str:
-    """The tail for the outcome; for a process that exited 70 before it entered, the set-up failure marker
-    (it ran nothing, see platform.setup_failed)."""
-    entered, text = stderr
-    if not entered and returncode == platform.SANDBOX_FAILED:
-        return f"{platform.SETUP_FAILED}{who} could not enter its sandbox\n"
-    return text
-
-
-def _decoded_report(data: bytes) -> Outcome | None:
-    try:
-        return decode(data, Report).outcome  # type: ignore[union-attr]
-    except ProtocolError:
-        return None
-
-
-def _drain(fd: int) -> list[bytes]:
-    os.set_blocking(fd, False)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(fd, 1 << 16)
-        except BlockingIOError:
-            return chunks
-        if not chunk:
-            return chunks
-        chunks.append(chunk)
-
-
-# --- in the forked processes --------------------------------------------------------------------------
-
-
-def _enter(workdir: str, sys_path: str) -> str:
-    """Make ``workdir`` the candidate's cwd, home and temp dir and its stderr's file; return the program path."""
-    os.chdir(workdir)
-    err = os.open(os.path.join(workdir, ".stderr"), os.O_WRONLY | os.O_CREAT, 0o600)
-    os.dup2(err, 2)
-    os.close(err)
-    os.environ.update({"HOME": workdir, "TMPDIR": workdir})
-    tempfile.tempdir = workdir
-    if sys_path:
-        sys.path.insert(0, sys_path)
-    return os.path.join(workdir, CANDIDATE_FILENAME)
-
-
-def _quiet_std_fds() -> int:
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    return null
-
-
-def _own_child(job: Job, workdir: str, write_fd: int, sandbox: Sandbox) -> None:
-    """A candidate's own child: isolate, run it, report, exit without teardown."""
-    try:
-        os.setsid()  # own process group: a timeout kills everything the candidate starts
-        platform.die_with_parent()
-        _quiet_std_fds()
-        if not _enter_sandbox(sandbox, workdir):
-            return
-        program = _enter(workdir, job.sys_path)
-        if job.memory_mb:
-            import resource
-
-            limit = job.memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        Path(program).write_text(job.source)
-        data = encode(Report(run_and_judge(job.source, program, job.check)))
-        if sandbox.enabled:
-            proctree.kill_descendants()
-        while data:
-            data = data[os.write(write_fd, data):]
-    finally:
-        os._exit(0)
-
-
-def _enter_sandbox(sandbox: Sandbox, scratch: str) -> bool:
-    """Contain this process; on failure say why on stderr and exit (it must not run a candidate unprotected)."""
-    try:
-        sandbox.enter(scratch)
-        return True
-    except OSError as err:
-        platform.setup_failed(str(err))
-
-
-def _runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache: bool = False) -> None:
-    """A runner: candidates one after another in this process, state restored in between (``writes_cache``:
-    a runner for the user's unmodified program, which stores its compilations)."""
-    os.setsid()
-    platform.die_with_parent()
-    null = _quiet_std_fds()
-    if writes_cache:
-        _cache_writes(True)
-    _enter_sandbox(sandbox, scratch)  # once, while single-threaded: Landlock domains only ever narrow
-    snapshot: Snapshot | None = None
-    while True:
-        try:
-            candidate: Candidate = receive(conn, Candidate)  # type: ignore[assignment]
-        except (EOFError, OSError, ProtocolError):
-            return
-        if snapshot is None:
-            snapshot = Snapshot.take()
-        program = _enter(candidate.workdir, candidate.sys_path)
-        Path(program).write_text(candidate.source)
-        outcome = run_and_judge(candidate.source, program, candidate.check)
-        os.dup2(null, 2)
-        # The outcome first: the reducer decides on it while this runner puts its state back.
-        send(conn, Report(outcome))
-        dirt = snapshot.restore(candidate.workdir, candidate.sys_path) + _children_left(sandbox)
-        send(conn, Settled(tuple(dirt)))
-        if dirt:
-            return
-
-
-def _children_left(sandbox: Sandbox) -> list[str]:
-    """Processes the candidate started and left running (they would outlive it into the next one)."""
-    if sandbox.enabled:  # a subreaper: daemons came back here; kill them all now
-        return ["a child process is still running"] if proctree.kill_descendants() else []
-    for task in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{task}/children") as f:
-                if f.read().strip():
-                    return ["a child process is still running"]
-        except OSError:
-            continue
-    return []
