@@ -258,7 +258,7 @@ def _assert_no_node_twice(module: cst.Module) -> None:
 def test_inlining_finds_dead_definitions_like_the_cleanup_pass(program):
     # Python's parser answers "read nowhere" without libcst's scope analysis; the answer must match it.
     from reducer.search.passes import InlinePass
-    from reducer.search.passes import cleanup
+    from reducer.search.passes import definitions
     from reducer.search.passes.base import apply_edits
 
     source = (Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / f"{program}.py").read_text()
@@ -269,8 +269,8 @@ def test_inlining_finds_dead_definitions_like_the_cleanup_pass(program):
         if not names:
             continue
         inlined = apply_edits(module, [edit])
-        exact = [d.node for d in UnusedDefinitionsPass().edits(inlined) if cleanup.defines(d.node, names)]
-        quick = [d.node for d in cleanup.unused_definitions_of(inlined, names)]
+        exact = [d.node for d in UnusedDefinitionsPass().edits(inlined) if definitions.defines(d.node, names)]
+        quick = [d.node for d in definitions.unused_definitions_of(inlined, names)]
         assert [id(n) for n in quick] == [id(n) for n in exact]
         compared += 1
     assert compared >= 5
@@ -283,9 +283,9 @@ def test_inlining_finds_dead_definitions_like_the_cleanup_pass(program):
     ('class Foo:\n    pass\nprint("Foo", {"Foo": 1}["Foo"])\n', ["Foo"]),  # other strings read nothing
 ])
 def test_strings_read_a_name_where_libcst_reads_them(source, dead):
-    from reducer.search.passes import cleanup
+    from reducer.search.passes import definitions
 
     module = cst.parse_module(source)
-    exact = [d.node.name.value for d in UnusedDefinitionsPass().edits(module) if cleanup.defines(d.node, {"Foo"})]
-    quick = [d.node.name.value for d in cleanup.unused_definitions_of(module, {"Foo"})]
+    exact = [d.node.name.value for d in UnusedDefinitionsPass().edits(module) if definitions.defines(d.node, {"Foo"})]
+    quick = [d.node.name.value for d in definitions.unused_definitions_of(module, {"Foo"})]
     assert quick == exact == dead

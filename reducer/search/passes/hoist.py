@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from reducer.search.passes.base import REMOVE, Edit, assignment, block_statements
+from reducer.search.passes.bindings import parallel_assign, unpacked_targets
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
 from reducer.search.passes.names import (as_jax_constructor, dict_entries, fit, import_aliases, literal_int, name_uses,
                                          names_in, own_functions, parenthesize, parenthesize_always, qualified_name,
@@ -175,16 +176,6 @@ def _eta_reduced(node: cst.Lambda, own: set[str] | None) -> list[cst.BaseExpress
     return [body.func] if passed == names and not names_in(body.func) & set(names) else []
 
 
-def unpacked_targets(node: cst.Assign) -> list[cst.BaseExpression] | None:
-    """The targets of `a, (b, c) = ...` (one target, a tuple or list without a starred part), else None."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
-        return None
-    elements = node.targets[0].target.elements
-    if len(elements) < 2 or not all(isinstance(e, cst.Element) for e in elements):
-        return None
-    return [e.value for e in elements]
-
-
 def _fewer_targets(node: cst.Assign) -> list[cst.Assign]:
     """`a, b = x, y` without one of its pairs; `a, b = e` binding one name to all of `e`.
 
@@ -205,16 +196,6 @@ def _fewer_targets(node: cst.Assign) -> list[cst.Assign]:
             smaller.append(parallel_assign(node, kept))
         return smaller
     return [node.with_changes(targets=[cst.AssignTarget(target)]) for target in targets]
-
-
-def parallel_assign(node: cst.Assign, pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> cst.Assign:
-    """`t1, t2 = v1, v2` for the given pairs, or `t = v` for one."""
-    if len(pairs) == 1:
-        (target, value), = pairs
-        return node.with_changes(targets=[cst.AssignTarget(target)], value=value)
-    targets = cst.Tuple([cst.Element(t) for t, _ in pairs], lpar=[], rpar=[])
-    values = cst.Tuple([cst.Element(v) for _, v in pairs], lpar=[], rpar=[])
-    return node.with_changes(targets=[cst.AssignTarget(targets)], value=values)
 
 
 class HoistAnalysis(Analysis):

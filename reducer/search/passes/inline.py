@@ -29,9 +29,10 @@ from libcst.metadata import ExpressionContext, ExpressionContextProvider, Global
 
 from reducer.search.passes import objects
 from reducer.search.passes.base import REMOVE, Edit, apply_edits, assignment, block_statements
-from reducer.search.passes.cleanup import unused_definitions_of
+from reducer.search.passes.bindings import (all_params, assigned_names, bind_arguments, body_statements, parallel_assign,
+                                            unpacked_targets)
+from reducer.search.passes.definitions import unused_definitions_of
 from reducer.search.passes.group import Analysis, PassGroup, SubPass
-from reducer.search.passes.hoist import parallel_assign, unpacked_targets
 from reducer.search.passes.names import (dict_entries, fit, import_aliases, literal_int, names_in, qualified_name,
                                          substitute)
 from reducer.search.passes.traversal import Parents, walk
@@ -48,15 +49,6 @@ class InlineEdit(Edit):
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
 
-
-
-def body_statements(func: cst.FunctionDef) -> list[cst.BaseStatement]:
-    statements = block_statements(func.body)
-    first = statements[0] if statements else None
-    if (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr)
-            and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))):
-        statements = statements[1:]  # the docstring
-    return statements
 
 
 def _single_return(statement: cst.BaseStatement) -> cst.BaseExpression | None:
@@ -83,41 +75,6 @@ def _has_inner_exit(statements: Sequence[cst.BaseStatement]) -> bool:
     return found
 
 
-def bind_arguments(params: cst.Parameters, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
-    """Parameter name -> argument expression for a simple call, or None if it cannot be matched statically."""
-    star = params.star_arg if isinstance(params.star_arg, cst.Param) else None
-    if params.star_kwarg is not None or (params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) and star is None):
-        return None
-    if any(arg.star for arg in call.args):
-        return None
-    ordered = [*params.posonly_params, *params.params]
-    bound: dict[str, cst.BaseExpression] = {}
-    positional = [a for a in call.args if a.keyword is None]
-    if star is not None:  # *args collects the extra positional arguments into a tuple
-        extra = positional[len(ordered):]
-        elements = [cst.Element(a.value) for a in extra]
-        if len(elements) == 1:
-            elements = [elements[0].with_changes(comma=cst.Comma())]  # (x,) stays a tuple
-        bound[star.name.value] = cst.Tuple(elements)
-        positional = positional[: len(ordered)]
-    if len(positional) > len(ordered):
-        return None
-    for param, arg in zip(ordered, positional):
-        bound[param.name.value] = arg.value
-    by_name = {p.name.value: p for p in [*ordered, *params.kwonly_params]}
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value not in by_name or arg.keyword.value in bound:
-                return None
-            bound[arg.keyword.value] = arg.value
-    for name, param in by_name.items():
-        if name not in bound:
-            if param.default is None:
-                return None
-            bound[name] = param.default
-    return bound
-
-
 # Nodes between an expression and the statement that holds it.
 _EXPRESSION_PARTS = (cst.Arg, cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement, cst.Index,
                      cst.Slice, cst.SubscriptElement, cst.AssignTarget, cst.ComparisonTarget)
@@ -129,12 +86,6 @@ class _DropAnnotations(cst.CSTTransformer):
 
     def leave_Param(self, original_node, updated_node):  # type: ignore[override]
         return updated_node.with_changes(annotation=None)
-
-
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    found = [*params.posonly_params, *params.params, *params.kwonly_params]
-    found += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return found
 
 
 def is_constant(expr: cst.BaseExpression, modules: set[str]) -> bool:
@@ -472,7 +423,7 @@ class InlineAnalysis(Analysis):
 
     def _bound_value(self, value: cst.BaseExpression, init: cst.FunctionDef, call: cst.Call | None,
                      node: cst.Attribute) -> cst.BaseExpression | None:
-        params = {p.name.value for p in _all_params(init.params)}
+        params = {p.name.value for p in all_params(init.params)}
         me = objects.self_name(init)
         used = names_in(value)
         if used & (assigned_names(body_statements(init)) - params):
@@ -964,7 +915,7 @@ class DefaultArgument(_InlineSubPass):
             return  # passed as a value: who knows what calls it
         statements = body_statements(node)
         ordered = [*node.params.posonly_params, *node.params.params]
-        local = assigned_names(statements) | {p.name.value for p in _all_params(node.params)}
+        local = assigned_names(statements) | {p.name.value for p in all_params(node.params)}
         for param in [*ordered, *node.params.kwonly_params]:
             if param.default is None or names_in(param.default) & local:
                 continue
@@ -1028,7 +979,7 @@ class FunctionValue(_InlineSubPass):
             return  # calls are inlined as calls; a recursive function stays
         use_scope = analysis.scope(use)
         if use_scope is not analysis.scope(node) and not isinstance(use_scope, GlobalScope):
-            free = names_in(expr) - {p.name.value for p in _all_params(node.params)}
+            free = names_in(expr) - {p.name.value for p in all_params(node.params)}
             free |= {n for d in node.decorators for n in names_in(d.decorator)}
             if any(name in use_scope.assignments for name in free):
                 return  # a free name would be captured by a local at the use
@@ -1200,38 +1151,6 @@ def _json_entries(text: cst.SimpleString) -> dict[str, cst.BaseExpression] | Non
         return {key: cst.parse_expression(repr(value)) for key, value in parsed.items()}
     except cst.ParserSyntaxError:
         return None  # e.g. NaN or infinity, which have no literal
-
-
-def assigned_names(statements: Sequence[cst.BaseStatement]) -> set[str]:
-    found: set[str] = set()
-
-    class _Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.update(names_in(node.target))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.update(names_in(node.target))
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            found.update(names_in(node.target))
-
-        def visit_For(self, node: cst.For) -> None:
-            found.update(names_in(node.target))
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            found.update(names_in(node.name))
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            found.add(node.name.value)
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            found.add(node.name.value)
-            return False
-
-    for statement in statements:
-        walk(statement, _Targets())
-    return found
 
 
 class InlinePass(PassGroup):

@@ -47,6 +47,18 @@ def last_part(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
+# Function transformations: a call of one given a function (`jax.jit(f)`) stands for the function transformed.
+TRANSFORMS = {
+    "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",
+    "remat", "named_call", "custom_jvp", "custom_vjp", "shard_map", "xmap", "linearize_fn", "vectorize",
+}
+
+
+def is_transform(name: str) -> bool:
+    """Whether a qualified name (see :func:`qualified_name`) names a JAX function transformation."""
+    return (name.startswith("jax") or "." not in name) and last_part(name) in TRANSFORMS
+
+
 _ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString,
            cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ConcatenatedString, cst.FormattedString)
 

@@ -3,7 +3,7 @@
 The tracker passes a model's parameters and optimizer state into its emitted functions as whole nested
 literals (`step({"Dense_0": {"kernel": c_1, "bias": c_2}, ...}, (EmptyState(), ...))`), and the function
 reads a few leaves (`params["Dense_0"]["bias"]`). For a parameter whose every read is such a chain of literal
-keys (strings or integers), called only at call sites the params pass can see (:func:`.params.called_functions`),
+keys (strings or integers), called only at call sites the params pass can see (:func:`.callsites.called_functions`),
 two edits, each covering every call site at once:
 
 * flatten: the keys all reads share go. `p["a"]["b"]` and `p["a"]["c"]` become `p["b"]` and `p["c"]`, and the
@@ -25,7 +25,7 @@ import libcst as cst
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, Replacement
 from reducer.search.passes.names import fit, literal_int, subscript
-from reducer.search.passes.params import Called, called_functions, matching_argument
+from reducer.search.passes.callsites import Called, called_functions, matching_argument
 
 Key = str | int
 Chain = tuple[Key, ...]

@@ -21,7 +21,7 @@ import libcst as cst
 
 from reducer.search.passes import objects
 from reducer.search.passes.base import REMOVE, Edit, EditPass, Replacement, assignment, block_statements
-from reducer.search.passes.inline import assigned_names, bind_arguments, body_statements
+from reducer.search.passes.bindings import assigned_names, bind_arguments, body_statements
 from reducer.search.passes.names import names_in
 from reducer.search.passes.traversal import walk
 

@@ -30,19 +30,11 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass
-from reducer.search.passes.names import (as_jax_constructor, import_aliases, last_part, names_in, own_functions,
-                                         parenthesize, qualified_name, subscript, substitute)
+from reducer.search.passes.names import (as_jax_constructor, import_aliases, is_transform, last_part, names_in,
+                                         own_functions, parenthesize, qualified_name, subscript, substitute)
 from reducer.search.passes.traversal import walk
 
-TRANSFORMS = {
-    "jit", "pjit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint",
-    "remat", "named_call", "custom_jvp", "custom_vjp", "shard_map", "xmap", "linearize_fn", "vectorize",
-}
 _PARTIALS = {"functools.partial", "partial"}
-
-
-def is_transform(name: str) -> bool:
-    return (name.startswith("jax") or "." not in name) and last_part(name) in TRANSFORMS
 
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
