@@ -43,6 +43,7 @@ from tracker.site import Expr, Scope, Site
 
 Tracer = jaxcompat.tracer_type()
 
+
 class EmitError(Exception):
     """Part of the call tree cannot be written as Python."""
 
