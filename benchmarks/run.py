@@ -28,6 +28,7 @@ from benchmarks import stamp  # noqa: E402
 from benchmarks.baselines import LineDdminStats, line_ddmin  # noqa: E402
 from reducer.api import reduce  # noqa: E402
 from reducer.judging.checks import check_original, derive_timeout, run_once  # noqa: E402
+from reducer.judging.criterion import Criterion  # noqa: E402
 from reducer.search.size import count_tokens  # noqa: E402
 from reducer.execution.fresh import FreshExecutor  # noqa: E402
 from reducer.judging.oracle import Oracle  # noqa: E402
@@ -75,7 +76,7 @@ def keeps_signature(source: str, path: Path, original, signature: Signature) -> 
 def run_ddmin(path: Path, source: str, jobs: int) -> tuple[str, int, int, float]:
     signature = Signature()
     fresh = FreshExecutor(sys_path=str(path.parent))
-    original = check_original(source, fresh, signature, 600, path.name)
+    original = check_original(source, fresh, Criterion(signature), 600, path.name)
     pool = PoolExecutor(jobs, sys_path=str(path.parent), preload=top_level_imports(source))
     oracle = Oracle(pool, signature, original, timeout=derive_timeout(original, None), jobs=1)
     stats = LineDdminStats()

@@ -220,11 +220,11 @@ def run(argv: list[str]) -> int:
     if argv[:1] == ["triage"]:
         args = parse_args(argv[1:], triage=True)
         if not args.quiet:
-            warn_once(args.options.sandbox_policy())
+            warn_once(args.options.resolve().sandbox)
         return triage_main(args)
     args = parse_args(argv)
     if not args.quiet:
-        warn_once(args.options.sandbox_policy())
+        warn_once(args.options.resolve().sandbox)
     if os.path.isdir(args.file):
         if args.issue:
             print("jax-reduce: --issue writes the bug report of one reduced file; it takes a FILE, not a directory",
@@ -401,7 +401,7 @@ def bisect_main(argv: list[str]) -> int:
     from reducer.reports.issue import write_bisect_issue
 
     args = bisect_args(argv[1:])
-    sandbox = Options(sandbox=args.sandbox, allow_write=tuple(args.allow_write)).sandbox_policy()
+    sandbox = Options(sandbox=args.sandbox, allow_write=tuple(args.allow_write)).resolve().sandbox
     if not args.quiet:
         warn_once(sandbox)
 

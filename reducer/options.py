@@ -13,6 +13,7 @@ from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import MIB, Sandbox, memory_cap_bytes
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
 from reducer.judging.flaky import Flaky
+from reducer.judging.judge import Judge
 from reducer.judging.signature import Level, Signature
 from reducer.search.passes import default_passes
 from reducer.search.passes.base import Pass
@@ -79,17 +80,20 @@ class Options:
             settings["passes"] = tuple(settings["passes"])
         return dataclasses.replace(base, **settings)
 
-    def sandbox_policy(self) -> Sandbox:
-        """What contains this reduction's candidates, sized from the machine (never from ``jobs``)."""
-        return Sandbox.for_machine(self.sandbox, self.allow_write, self.memory_mb)
+    def resolve(self) -> Setup:
+        """These options resolved against this machine, once per reduction or batch: the sandbox (which probes
+        Landlock, cgroups and user namespaces), and the judge (criterion, runs per verdict, runs side by side).
+        The layers below receive the :class:`Setup`; none of them probes again."""
+        sandbox = Sandbox.for_machine(self.sandbox, self.allow_write, self.memory_mb)
+        # Runs of one program go side by side only when the sandbox keeps each run's writes to itself (runs
+        # that share files, e.g. a counter under --allow-write, would see each other's).
+        side_by_side = self.jobs if sandbox.enabled and not sandbox.allow_write else 1
+        return Setup(self, sandbox, Judge(Criterion.of(self.signature, self.interesting), self.flaky, side_by_side))
 
     def memory_cap_mb(self) -> int:
-        """The memory cap each candidate actually gets, in MiB (0: none); as :meth:`sandbox_policy` sizes it."""
+        """The memory cap each candidate actually gets, in MiB (0: none), as the sandbox sizes it (never from
+        ``jobs``)."""
         return memory_cap_bytes(self.sandbox, self.memory_mb) // MIB
-
-    def criterion(self) -> Criterion:
-        """The criterion candidates are judged by (a shipped predicate, or the signature)."""
-        return Criterion.of(self.signature, self.interesting)
 
     def pass_list(self) -> list[Pass]:
         return list(self.passes) if self.passes is not None else default_passes()
@@ -107,6 +111,19 @@ class Options:
             "allow_write": list(self.allow_write),  # a list, as it comes back from a manifest's JSON
             "flaky": str(self.flaky) if self.flaky else None,
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """A reduction's (or a batch's) options with what they resolve to on this machine (:meth:`Options.resolve`)."""
+
+    options: Options
+    sandbox: Sandbox  # what contains the candidates
+    judge: Judge  # how programs are judged
+
+    @property
+    def criterion(self) -> Criterion:
+        return self.judge.criterion
 
 
 def as_signature(signature: Signature | Level | str, match: str | None = None) -> Signature:

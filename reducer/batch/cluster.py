@@ -373,7 +373,7 @@ def reduce_or_triage(shipment: Shipment, options: Options, mode: str, root: str,
             (base / path).write_bytes(content)
         output = None
         if mode == "reduce":
-            record = reduce_file(base, out, rel, data, options, pool, still_wanted)
+            record = reduce_file(base, out, rel, data, options.resolve(), pool, still_wanted)
             if record.output is not None:
                 output = (out / record.output).read_text()
         else:

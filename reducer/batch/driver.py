@@ -27,7 +27,7 @@ from reducer.batch.runner import Runner, Task
 from reducer.batch.work import bad_record, representatives
 from reducer.execution.pool import PoolExecutor
 from reducer.execution.sandbox import MIB, Sandbox, warn_unprotected
-from reducer.options import Options
+from reducer.options import Options, Setup
 from reducer.reports.records import Bucket, FileRecord, Report, Status, buckets_of
 from reducer.search.engine import Progress
 
@@ -72,10 +72,13 @@ class Tally:
         return tuple(self.records[rel] for rel in self.files if rel in self.records)
 
 
-def runner_for(root: Path, out: Path | None, options: Options, workers: PoolExecutor | None, client: Any) -> Runner:
-    """The local runner, or with ``client`` (a ``distributed.Client``) the Dask one; Dask is imported only then."""
+def runner_for(root: Path, out: Path | None, options: Options, setup: Setup | None, workers: PoolExecutor | None,
+               client: Any) -> Runner:
+    """The local runner (on ``setup``), or with ``client`` (a ``distributed.Client``) the Dask one, whose
+    workers resolve the options on their own machines; Dask is imported only then."""
     if client is None:
-        return LocalRunner(root, out or root, options, options.sandbox_policy(), workers)
+        assert setup is not None
+        return LocalRunner(root, out or root, setup, workers)
     from reducer.batch.cluster import ClusterRunner  # ClusterError (an InputError) says how to install the extra
 
     return ClusterRunner(client, root, out, options)
@@ -86,16 +89,16 @@ def ran_on(runner: Runner, files: Iterable[str]) -> tuple[tuple[str, str, int], 
     return tuple((rel, *placed[rel]) for rel in files if rel in placed)
 
 
-def warn_unsandboxed(options: Options, client: Any) -> None:
-    """One SandboxWarning for a whole batch or triage (called by its public function) when candidates will
-    not run fully sandboxed. On a cluster only a sandbox turned off is known here: workers probe their own."""
-    if client is None:
-        policy = options.sandbox_policy()
+def resolved(options: Options, client: Any) -> Setup | None:
+    """The options resolved once for a whole batch or triage here (None on a cluster: workers resolve them on
+    their own machines), with one SandboxWarning (for the caller of the public function) when candidates will
+    not run fully sandboxed; on a cluster only a sandbox turned off is known here."""
+    setup = options.resolve() if client is None else None
+    if setup is not None:
+        warn_unprotected(setup.sandbox, stacklevel=3)
     elif not options.sandbox:
-        policy = Sandbox(enabled=False, memory_bytes=options.memory_cap_mb() * MIB)
-    else:
-        return
-    warn_unprotected(policy, stacklevel=3)
+        warn_unprotected(Sandbox(enabled=False, memory_bytes=options.memory_cap_mb() * MIB), stacklevel=3)
+    return setup
 
 
 # --- reducing a directory -----------------------------------------------------------------------------
@@ -130,10 +133,10 @@ def reduce_dir(
     from reducer.reports.render import write_reports  # rendering is only needed at the end
 
     options = Options.of(options, **settings)
-    warn_unsandboxed(options, client)
+    setup = resolved(options, client)
     started = time.perf_counter()
     root, out_dir = batch_dirs(directory, out)
-    runner = runner_for(root, out_dir, options, workers, client)
+    runner = runner_for(root, out_dir, options, setup, workers, client)
     key = options.result_key()
     manifest = Manifest.load(out_dir / MANIFEST, str(root))
     files = find_repros(root, exclude=out_dir)
@@ -193,12 +196,13 @@ def triage_dir(
     (:mod:`reducer.batch.cluster`).
     """
     options = Options.of(options, **settings)
-    warn_unsandboxed(options, client)
-    return triage_report(paths, out, options, workers=workers, on_done=on_done, client=client, per_bucket=per_bucket)
+    setup = resolved(options, client)
+    return triage_report(paths, out, options, setup, workers=workers, on_done=on_done, client=client,
+                         per_bucket=per_bucket)
 
 
 def triage_report(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] | None,
-                  options: Options, *, workers: PoolExecutor | None = None,
+                  options: Options, setup: Setup | None, *, workers: PoolExecutor | None = None,
                   on_done: Callable[[FileRecord], None] | None = None, client: Any = None,
                   per_bucket: int = 0) -> Report:
     """:func:`triage_dir` once its options are settled and the user warned."""
@@ -215,7 +219,7 @@ def triage_report(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str
         raise ValueError("per_bucket needs an output directory (out=...) for the reduced programs")
     done = on_done or (lambda record: None)
     tally = Tally(files, lambda event: done(event.record) if isinstance(event, FileDone) else None)
-    runner = runner_for(root, out_dir, options, workers, client)
+    runner = runner_for(root, out_dir, options, setup, workers, client)
     try:
         contents = {rel: data for rel in files if (data := read_bytes(root / rel)) is not None}
         for rel in files:
@@ -277,5 +281,5 @@ def triage(
     :func:`triage_dir` for a full :class:`~reducer.reports.records.Report` with their reasons.
     """
     options = Options.of(options, **settings)
-    warn_unsandboxed(options, None)
-    return list(triage_report(paths, None, options, workers=workers).buckets)
+    setup = resolved(options, None)
+    return list(triage_report(paths, None, options, setup, workers=workers).buckets)

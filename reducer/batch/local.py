@@ -11,16 +11,16 @@ from reducer.batch.runner import Sink, Task
 from reducer.batch.work import reduce_file, triage_file
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.pool import PoolExecutor, top_level_imports
-from reducer.execution.sandbox import Sandbox
-from reducer.options import Options
+from reducer.options import Setup
 
 
 class LocalRunner:
-    def __init__(self, root: Path, out: Path, options: Options, policy: Sandbox, workers: PoolExecutor | None):
-        self.root, self.out, self.options, self.policy = root, out, options, policy
+    def __init__(self, root: Path, out: Path, setup: Setup, workers: PoolExecutor | None):
+        self.root, self.out, self.setup = root, out, setup
+        self.options, self.policy = setup.options, setup.sandbox
         self.workers = workers  # the caller's pool, never closed here
         self.owned: PoolExecutor | None = None  # started for the first task, when no pool was given
-        self.sandbox = policy.describe()
+        self.sandbox = setup.sandbox.describe()
 
     def pool(self, tasks: Sequence[Task]) -> PoolExecutor | None:
         """The pool for these tasks; the first call without one of the caller's starts a pool, preloading
@@ -39,7 +39,7 @@ class LocalRunner:
         pool = self.pool(tasks)
         for task in (t for t in tasks if t.mode == "reduce"):
             sink.started(task.rel)
-            sink.done(reduce_file(self.root, self.out, task.rel, task.data, self.options, pool,
+            sink.done(reduce_file(self.root, self.out, task.rel, task.data, self.setup, pool,
                                   lambda progress, rel=task.rel: sink.progress(rel, progress)))
         triage = [task.rel for task in tasks if task.mode == "triage"]
         if triage:

@@ -11,9 +11,10 @@ from reducer import api
 from reducer.batch.inputs import file_hash, read_bytes
 from reducer.execution.fresh import Executor
 from reducer.execution.pool import PoolExecutor
-from reducer.judging.checks import CHECK_RUNS, INITIAL_TIMEOUT, InputError, check_original
+from reducer.judging.checks import CHECK_RUNS, INITIAL_TIMEOUT, InputError
 from reducer.judging.criterion import Criterion
-from reducer.options import Options
+from reducer.judging.judge import Judge
+from reducer.options import Options, Setup
 from reducer.program.files import read_program
 from reducer.program.provenance import provenance_of
 from reducer.reports.records import FileRecord, Status
@@ -32,7 +33,7 @@ def status_of(err: InputError) -> Status:
         return Status.ERROR
 
 
-def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, workers: PoolExecutor | None,
+def reduce_file(root: Path, out: Path, rel: str, data: bytes, setup: Setup, workers: PoolExecutor | None,
                 on_progress: Callable[[Progress], None]) -> FileRecord:
     """Reduce one repro to ``out/rel``; a record of the result or of why there is none."""
     started = time.perf_counter()
@@ -40,7 +41,7 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, 
     output = out / rel
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        result = api.reduce_with(root / rel, options, output=str(output), workers=workers, on_progress=on_progress)
+        result = api.reduce_with(root / rel, setup, output=str(output), workers=workers, on_progress=on_progress)
     except InputError as err:
         output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
         return bad_record(rel, sha256, status_of(err), str(err), time.perf_counter() - started)
@@ -50,7 +51,7 @@ def reduce_file(root: Path, out: Path, rel: str, data: bytes, options: Options, 
         return bad_record(rel, sha256, Status.ERROR, f"{type(err).__name__}: {err}", time.perf_counter() - started)
     return FileRecord(
         path=rel, sha256=sha256, status=Status.REDUCED, signature=result.signature,
-        key=options.signature.key(result.original), output=rel,
+        key=setup.options.signature.key(result.original), output=rel,
         tokens_before=result.tokens_before, tokens_after=result.tokens_after,
         lines_before=result.lines_before, lines_after=result.lines_after,
         tests=result.tests, timeouts=result.timeouts, seconds=result.seconds, outcome=result.original,
@@ -69,8 +70,10 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], optio
         return bad_record(rel, "", Status.UNREADABLE, f"{path}: cannot be read", 0.0)
     try:
         program = read_program(path)
-        original = check_original(program.source, executor(program.directory), Criterion(signature), timeout,
-                                  str(path), flaky)
+        # Triage judges by the signature alone (a predicate needs the reduction's executors) and runs each
+        # file's runs one at a time: the files themselves run side by side.
+        judge = Judge(Criterion(signature), flaky)
+        original = judge.check_original(program.source, executor(program.directory), timeout, str(path))
     except InputError as err:
         return bad_record(rel, file_hash(data), status_of(err), str(err), time.perf_counter() - started)
     source = program.source

@@ -67,7 +67,7 @@ class SideBySide:
 
 
 def check_original(
-    source: str, executor: Executor, criterion: Signature | Criterion, timeout: float, name: str = "the program",
+    source: str, executor: Executor, criterion: Criterion, timeout: float, name: str = "the program",
     flaky: Flaky | None = None, parallel: int = 1, filler: Executor | None = None,
 ) -> Outcome:
     """Run the original several times, up to ``parallel`` at once; its outcome if it is interesting the same
@@ -78,8 +78,6 @@ def check_original(
     predicate's verdict. ``filler``, if given, makes the first run instead of ``executor`` (it fills a warm
     pool's compilation cache).
     """
-    if isinstance(criterion, Signature):
-        criterion = Criterion(criterion)
     count = flaky.runs if flaky else CHECK_RUNS
     with SideBySide(parallel) as runs:
         started = [runs.run(filler if i == 0 and filler is not None else executor, source, timeout)
@@ -159,7 +157,7 @@ class WarmLimits:
     cpu_budget: float = 0.0  # CPU seconds, all its processes and threads together (0: none)
 
 
-def warm_limits(executor: Executor, source: str, original: Outcome, criterion: Signature | Criterion,
+def warm_limits(executor: Executor, source: str, original: Outcome, criterion: Criterion,
                 timeout: float, flaky: Flaky | None = None, name: str = "the program",
                 parallel: int = 1) -> WarmLimits | None:
     """A candidate's limits on warm workers, or None if the workers do not reproduce the original's outcome
@@ -173,8 +171,6 @@ def warm_limits(executor: Executor, source: str, original: Outcome, criterion: S
     the machine is busy, so the tighter bound stops a spinning loop sooner without a slow machine turning
     a good candidate into a timeout. None where the runs' CPU time was not measured, or where it would not
     come before the timeout anyway."""
-    if isinstance(criterion, Signature):
-        criterion = Criterion(criterion)
     with SideBySide(parallel) as side:
         started = [side.run(executor, source, timeout) for _ in range(flaky.runs if flaky else CHECK_RUNS)]
         runs = [future.result() for future in started]
@@ -189,7 +185,7 @@ def warm_limits(executor: Executor, source: str, original: Outcome, criterion: S
     return WarmLimits(wall, cpu if measured and cpu < wall else 0.0)
 
 
-def confirm(history: Sequence[str], signature: Signature | Criterion, original: Outcome, timeout: float,
+def confirm(history: Sequence[str], criterion: Criterion, original: Outcome, timeout: float,
             executor: Executor, as_user: Executor | None = None, parallel: int = 1) -> tuple[int, int]:
     """Index of the newest accepted program a fresh interpreter confirms, and how many runs disagreed.
 
@@ -203,7 +199,7 @@ def confirm(history: Sequence[str], signature: Signature | Criterion, original: 
         with SideBySide(parallel) as runs:
             fresh = runs.run(executor, history[index], timeout)
             user = runs.run(as_user, history[index], timeout) if as_user is not None and parallel > 1 else None
-            if not signature.same(original, fresh.result()):
+            if not criterion.same(original, fresh.result()):
                 return False
             if as_user is None:
                 return True

@@ -354,7 +354,7 @@ def gather(result: Result, command: str, options: Options | None = None) -> Issu
     program = without_header(result.source, header)
     name = os.path.basename(result.output or "repro.py")
     folder = os.path.dirname(os.path.abspath(result.input)) if result.input else ""
-    sandbox = (options or Options()).sandbox_policy()
+    sandbox = (options or Options()).resolve().sandbox
     return _gathered(program, name, folder, sandbox, result.original, versions=result.provenance.versions_line(),
                      signature=result.signature, command=command)
 

@@ -8,6 +8,7 @@ import threading
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Kind
 from reducer.judging.checks import confirm, ends_alike
+from reducer.judging.criterion import Criterion
 from reducer.judging.signature import Signature
 
 GRADIENT_OF_WHILE = """
@@ -29,7 +30,7 @@ def test_a_result_that_raises_but_never_exits_is_not_confirmed(tmp_path):
     original = fresh.run(ENDS, 60, threading.Event())
     assert original.kind is Kind.EXCEPTION and original.exc_type == "ValueError"
     assert ends_alike(original, as_user.run(ENDS, 60, threading.Event()))
-    index, disagreements = confirm([ENDS, NEVER_EXITS], Signature(), original, 6.0, fresh, as_user)
+    index, disagreements = confirm([ENDS, NEVER_EXITS], Criterion(Signature()), original, 6.0, fresh, as_user)
     assert (index, disagreements) == (0, 1)
 
 

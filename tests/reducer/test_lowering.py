@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reducer.api import libraries, reduce
+from reducer.api import reduce
+from reducer.search.lowering import libraries
 from reducer.execution.fresh import FreshExecutor
 from reducer.judging.signature import Signature
 from reducer.search.size import count_tokens

@@ -12,6 +12,7 @@ from reducer.execution.fresh import Cancelled
 
 from reducer.judging.oracle import Oracle
 from reducer.execution.outcome import Kind, Outcome
+from reducer.judging.criterion import Criterion
 from reducer.judging.signature import Signature
 
 FAIL = Outcome(kind=Kind.EXCEPTION, exc_type="TypeError", message="add got incompatible shapes: (3,), (4,)")
@@ -44,7 +45,7 @@ class FakeExecutor:
 
 def oracle(jobs: int, seed: int = 0) -> tuple[Oracle, FakeExecutor]:
     executor = FakeExecutor(seed)
-    return Oracle(executor, Signature(), FAIL, timeout=10, jobs=jobs), executor
+    return Oracle(executor, Criterion(Signature()), FAIL, timeout=10, jobs=jobs), executor
 
 
 def test_caches_by_source():
@@ -144,7 +145,7 @@ def test_warm_timeout_is_ten_times_the_original_on_the_workers_within_bounds(sec
     from reducer.judging.checks import warm_limits
 
     executor = _Replaying(replace(FAIL, seconds=seconds))
-    assert warm_limits(executor, "src", FAIL, Signature(), 10.0).timeout == pytest.approx(expected)
+    assert warm_limits(executor, "src", FAIL, Criterion(Signature()), 10.0).timeout == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("seconds,cpu,budget", [
@@ -159,10 +160,10 @@ def test_warm_cpu_budget_is_three_times_the_originals_cpu_time_when_it_comes_fir
     from reducer.judging.checks import warm_limits
 
     executor = _Replaying(replace(FAIL, seconds=seconds, cpu_seconds=cpu))
-    assert warm_limits(executor, "src", FAIL, Signature(), 60.0).cpu_budget == pytest.approx(budget)
+    assert warm_limits(executor, "src", FAIL, Criterion(Signature()), 60.0).cpu_budget == pytest.approx(budget)
 
 
 def test_workers_that_do_not_reproduce_the_original_give_no_warm_timeout():
     from reducer.judging.checks import warm_limits
 
-    assert warm_limits(_Replaying(PASS), "src", FAIL, Signature(), 10.0) is None
+    assert warm_limits(_Replaying(PASS), "src", FAIL, Criterion(Signature()), 10.0) is None

@@ -293,6 +293,7 @@ def test_kill_9_of_the_reducer_leaves_no_process(tmp_path: Path) -> None:
 
 def test_an_original_that_must_write_outside_scratch_is_told_what_to_pass(tmp_path: Path) -> None:
     from reducer.judging.checks import InputError, check_original
+    from reducer.judging.criterion import Criterion
     from reducer.judging.signature import Signature
 
     out = tmp_path / "checkpoints"
@@ -300,11 +301,11 @@ def test_an_original_that_must_write_outside_scratch_is_told_what_to_pass(tmp_pa
     source = (f"with open({str(out / 'step.txt')!r}, 'w') as f:\n    f.write('1')\n"
               f"raise ValueError(open({str(out / 'step.txt')!r}).read())\n")
     with pytest.raises(InputError) as denied:
-        check_original(source, FreshExecutor(sandbox=POLICY), Signature(), 60)
+        check_original(source, FreshExecutor(sandbox=POLICY), Criterion(Signature()), 60)
     assert denied.value.reason == "sandbox-denied"
     assert "pass --allow-write DIR" in str(denied.value)
     allowed = dataclasses.replace(POLICY, allow_write=(str(out),))
-    assert check_original(source, FreshExecutor(sandbox=allowed), Signature(), 60).message == "1"
+    assert check_original(source, FreshExecutor(sandbox=allowed), Criterion(Signature()), 60).message == "1"
 
 
 def test_a_fork_bomb_hits_the_task_cap_and_is_cleaned_up(world: World) -> None:

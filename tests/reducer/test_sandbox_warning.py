@@ -79,7 +79,7 @@ def test_the_machine_is_probed_once_per_process():
 
     first = Sandbox.for_machine()
     probes = sandbox_module.machine.cache_info().misses
-    again = [Sandbox.for_machine(), Sandbox.for_machine(memory_mb=512), Options().sandbox_policy()]
+    again = [Sandbox.for_machine(), Sandbox.for_machine(memory_mb=512), Options().resolve().sandbox]
     assert sandbox_module.machine.cache_info().misses == probes
     assert all((p.landlock, p.namespaces, p.seccomp) == (first.landlock, first.namespaces, first.seccomp)
                for p in again)
