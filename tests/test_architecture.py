@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ def module_name(path: Path) -> str:
 
 def imports_of(path: Path, name: str | None = None) -> set[str]:
     """Absolute module names ``path`` (module ``name``) imports (``from a import b`` counts as ``a.b`` when that
-    is a module)."""
+    is a module, and as ``a`` otherwise)."""
     tree = ast.parse(path.read_text())
     name = name or module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -36,8 +37,10 @@ def imports_of(path: Path, name: str | None = None) -> set[str]:
             base = node.module or ""
             if node.level:
                 base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names if is_module(f"{base}.{alias.name}"))
+            modules = {f"{base}.{alias.name}" for alias in node.names if is_module(f"{base}.{alias.name}")}
+            found.update(modules)
+            if len(modules) < len(node.names):  # a name defined in ``base`` itself, not a submodule of it
+                found.add(base)
     return found
 
 
@@ -177,3 +180,102 @@ def test_only_the_execution_layer_starts_processes():
                 if not path.is_relative_to(ROOT / "reducer" / "execution")
                 and {"subprocess", "multiprocess"} & {name.split(".")[0] for name in imports_of(path)}]
     assert starters == []
+
+
+# --- shape: no import cycles, modules a reader can hold, a small top level ---------------------------------
+
+PACKAGES = ("reducer", "tracker", "reprokit")
+MAX_LINES = 600
+MAX_TOP_LEVEL = 8
+
+
+def import_graph(area: Callable[[str], str]) -> dict[str, set[str]]:
+    """Which area imports which, over every module of the three packages (lazy and TYPE_CHECKING imports
+    included); ``area`` maps a module to its area (itself, or the subpackage it belongs to)."""
+    graph: dict[str, set[str]] = {}
+    for package in PACKAGES:
+        for path in sources(package):
+            here = area(module_name(path))
+            targets = {area(m) for m in imports_of(path) if m.split(".")[0] in PACKAGES}
+            graph.setdefault(here, set()).update(targets - {here})
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The graph's strongly connected components with more than one member (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def reducer_area(module: str) -> str:
+    """reducer.batch.driver -> reducer.batch; a top-level module (reducer.api) is an area of its own."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "reducer" else module
+
+
+def test_no_module_imports_itself_through_others():
+    assert cycles(import_graph(lambda module: module)) == []
+
+
+def test_the_reducers_areas_import_one_way():
+    """batch, reports, program and the top-level modules (api, cli, options, bisect) as well as the layers:
+    no area imports one that imports it back."""
+    assert cycles(import_graph(reducer_area)) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_modules_a_reader_can_hold(package):
+    long = {str(path.relative_to(ROOT)): n for path in sources(package)
+            if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_the_reducers_top_level_holds_a_few_entry_points():
+    modules = sorted(path.name for path in (ROOT / "reducer").glob("*.py"))
+    assert len(modules) <= MAX_TOP_LEVEL, modules
+
+
+def test_the_reducer_reaches_the_tracker_through_one_named_entry_point():
+    """The reducer never imports the tracker; its one use of it is a lowering run, a program that imports
+    tracker.lowering in the candidate's own process (reprokit/lowering.py writes it). Any other code string
+    naming the tracker would be a dependency no import graph shows."""
+    naming = {}
+    for package in ("reducer", "reprokit"):
+        for path in sources(package):
+            strings = [node.value for node in ast.walk(ast.parse(path.read_text()))
+                       if isinstance(node, ast.Constant) and isinstance(node.value, str) and "import tracker" in node.value]
+            if strings:
+                naming[str(path.relative_to(ROOT))] = strings
+    assert list(naming) == ["reprokit/lowering.py"]
+    assert "def run_lowered(" in (ROOT / "tracker" / "lowering.py").read_text()
