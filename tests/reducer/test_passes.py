@@ -221,7 +221,7 @@ def test_a_rewrite_gives_the_same_program_whether_it_rebuilds_the_whole_tree_or_
     # From a module's second use on, apply_edits rebuilds only the paths to the changed nodes; the programs
     # must be the very same as the first use's whole-tree rebuild, or results would depend on call history.
     from reducer.search.passes import HoistPass, InlinePass, StatementPass, UnwrapPass
-    from reducer.search.passes import base
+    from reducer.search.passes.memo import Memo
 
     source = (Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / "03_attention_out_proj.py").read_text()
     module = cst.parse_module(source + "x = 1;\n")  # a dangling `;` on a line no edit touches stays
@@ -229,10 +229,10 @@ def test_a_rewrite_gives_the_same_program_whether_it_rebuilds_the_whole_tree_or_
     for pass_ in (StatementPass(), InlinePass(), HoistPass(), UnwrapPass()):
         edits = list(pass_.edits(module))
         for chosen in [[edit] for edit in edits[:6]] + [edits[::2], edits[1::3]]:
-            base._SEEN.clear(), base._LINKS.clear()
-            whole = pass_.apply(module, chosen)
-            assert base._links(module) is not None  # the second use: paths only, moved parts not copied
-            paths = pass_.apply(module, chosen)
+            with Memo().active() as memo:
+                whole = pass_.apply(module, chosen)
+                assert memo.links(module) is not None  # the second use: paths only, moved parts not copied
+                paths = pass_.apply(module, chosen)
             assert (whole and whole.code) == (paths and paths.code)
             if paths is not None:
                 _assert_no_node_twice(paths)

@@ -17,8 +17,8 @@ from typing import Protocol, TypeVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from reducer.search.passes.traversal import Wrapper, child_links
-from reducer.search.size import Size, counts
+from reducer.search.passes.memo import current
+from reducer.search.size import Size
 
 
 class _Remove:
@@ -223,7 +223,7 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     for edit in edits:
         for node, replacement in edit.changes():
             changes.setdefault(id(node), (node, replacement))
-    parents = _links(module)
+    parents = current().links(module)  # known from a module's second rewrite on: only the changed paths rebuilt
     replacements = {key: _fresh(replacement) if parents is None else _placed(replacement, node, parents)
                     for key, (node, replacement) in changes.items()}
     above = _above(parents, replacements) if parents is not None else None
@@ -295,28 +295,6 @@ class _Place(cst.CSTTransformer):
         return True
 
 
-# The search builds many candidates from one module (every subset a ddmin run tries), and rebuilding the
-# whole tree for each costs more than running most candidates. From a module's second use on, its parent
-# links are known and a rewrite only rebuilds the paths from the root to the changed nodes.
-_SEEN: list[cst.Module] = []  # modules applied to once (by identity)
-_LINKS: list[tuple[cst.Module, dict[int, cst.CSTNode]]] = []  # modules applied to more often: child -> parent
-_KEEP = 4
-
-
-def _links(module: cst.Module) -> dict[int, cst.CSTNode] | None:
-    """child id -> parent in ``module``, or None on the module's first use (most modules are used once)."""
-    parents = next((links for known, links in _LINKS if known is module), None)
-    if parents is None:
-        if not any(known is module for known in _SEEN):
-            _SEEN.insert(0, module)
-            del _SEEN[_KEEP:]
-            return None
-        parents = _parent_links(module)
-        _LINKS.insert(0, (module, parents))
-        del _LINKS[_KEEP:]
-    return parents
-
-
 def _above(parents: dict[int, cst.CSTNode], changed: Iterable[int]) -> set[int]:
     """ids of every node above a changed one."""
     above: set[int] = set()
@@ -326,10 +304,6 @@ def _above(parents: dict[int, cst.CSTNode], changed: Iterable[int]) -> set[int]:
             above.add(id(parent))
             parent = parents.get(id(parent))
     return above
-
-
-def _parent_links(module: cst.Module) -> dict[int, cst.CSTNode]:
-    return {id(child): parent for child, parent in child_links(module)}
 
 
 class EditPass:
@@ -354,28 +328,11 @@ def visited(module: cst.Module, visitor: V) -> V:
     return visitor
 
 
-# Candidates of one module share most of its top-level statements (an edit rebuilds only the path to what
-# it changes), so code and token counts are remembered per statement object: a candidate is then mostly
-# joined and summed, not generated and tokenized. The nodes are kept with them, so an id is never another
-# node's.
-_STATEMENTS: dict[int, tuple[cst.CSTNode, str, tuple[int, int] | None]] = {}
-_KEEP_STATEMENTS = 4096
-
-
-def _statement(module: cst.Module, statement: cst.CSTNode) -> tuple[cst.CSTNode, str, tuple[int, int] | None]:
-    known = _STATEMENTS.get(id(statement))
-    if known is None or known[0] is not statement:
-        if len(_STATEMENTS) >= _KEEP_STATEMENTS:
-            _STATEMENTS.clear()
-        code = module.code_for_node(statement)
-        known = _STATEMENTS[id(statement)] = (statement, code, counts(code))
-    return known
-
-
 def module_code(module: cst.Module) -> str:
-    """``module.code``, generating only the top-level statements this process has not generated before."""
+    """``module.code``, generating only the top-level statements not generated before (see :mod:`.memo`)."""
+    memo = current()
     parts = [module.code_for_node(line) for line in module.header]
-    parts += [_statement(module, statement)[1] for statement in module.body]
+    parts += [memo.statement(module, statement)[1] for statement in module.body]
     parts += [module.code_for_node(line) for line in module.footer]
     code = "".join(parts)
     if not code and module.has_trailing_newline:
@@ -387,51 +344,36 @@ def module_code(module: cst.Module) -> str:
 
 def module_size(module: cst.Module, code: str) -> Size:
     """``Size.of(code)`` for ``code = module_code(module)``, summed from its statements' token counts."""
+    memo = current()
     tokens = literals = 0
     for statement in module.body:
-        counted = _statement(module, statement)[2]
+        counted = memo.statement(module, statement)[2]
         if counted is None:
             return Size.of(code)
         tokens, literals = tokens + counted[0], literals + counted[1]
     return Size(tokens, len(code), literals)
 
 
-# In a round, every pass that makes no progress hands the next one the same module, and most of them read
-# its scopes and parents: one wrapper per module resolves each provider once for all of them.
-_WRAPPERS: list[MetadataWrapper] = []
-_KEEP_WRAPPERS = 4
-
-
 def metadata(module: cst.Module) -> MetadataWrapper:
     """The metadata wrapper of ``module`` (by identity; not copied, so its nodes are the module's own), shared
-    by every pass that reads the module's metadata."""
-    for wrapper in _WRAPPERS:
-        if wrapper.module is module:
-            return wrapper
-    _WRAPPERS.insert(0, Wrapper(module, unsafe_skip_copy=True))
-    del _WRAPPERS[_KEEP_WRAPPERS:]
-    return _WRAPPERS[0]
+    by every pass that reads the module's metadata: in a round, every pass that makes no progress hands the
+    next one the same module, and most of them read its scopes and parents (see :mod:`.memo`)."""
+    return current().wrapper(module)
 
 
 # Whether a program compiles, asked of every candidate, is asked of its top-level statements, each compiled
 # once per text: a candidate differs from the last in one or two. Two things only a whole module can get
 # wrong are checked on the whole: `from __future__` placement and a `global` after an assignment.
 _WHOLE_ONLY = re.compile(r"__future__|\bglobal\b")
-_COMPILES: dict[str, bool] = {}
 
 
 def module_compiles(module: cst.Module, code: str) -> bool:
     """``is_valid_python(code)`` for ``code = module_code(module)``, statement by statement."""
     if _WHOLE_ONLY.search(code):
         return is_valid_python(code)
+    memo = current()
     for statement in module.body:
-        text = _statement(module, statement)[1]
-        valid = _COMPILES.get(text)
-        if valid is None:
-            if len(_COMPILES) >= _KEEP_STATEMENTS:
-                _COMPILES.clear()
-            valid = _COMPILES[text] = is_valid_python(text)
-        if not valid:
+        if not memo.compiles(memo.statement(module, statement)[1], is_valid_python):
             return False
     return True
 
