@@ -279,3 +279,47 @@ def test_the_reducer_reaches_the_tracker_through_one_named_entry_point():
                 naming[str(path.relative_to(ROOT))] = strings
     assert list(naming) == ["reprokit/lowering.py"]
     assert "def run_lowered(" in (ROOT / "tracker" / "lowering.py").read_text()
+
+
+# --- passes: one edit family per module, no pass a library of another, no caches in module globals ----------
+
+PASSES = "reducer.search.passes"
+SHARED = {"base", "bindings", "callsites", "definitions", "group", "memo", "names", "objects", "traversal"}
+
+
+def pass_family(module: str) -> str:
+    """"inline" for reducer.search.passes.inline.values, "params" for reducer.search.passes.params."""
+    return module[len(PASSES) + 1:].split(".")[0]
+
+
+def test_no_pass_imports_another_pass():
+    """A pass may import the shared helpers and its own package's modules, never another pass's module
+    (the registry, reducer.search.passes, imports them all)."""
+    wrong = []
+    for path in sources("reducer/search/passes"):
+        here = module_name(path)
+        if here == PASSES:
+            continue
+        for imported in imports_of(path):
+            if imported.startswith(PASSES + ".") and pass_family(imported) not in (pass_family(here), *SHARED):
+                wrong.append(f"{here} imports {imported}")
+    assert wrong == []
+
+
+def test_passes_keep_no_tree_caches_in_module_globals():
+    """What passes remember about a reduction's trees lives in that reduction's Memo (reducer.search.passes.memo),
+    not in an empty dict, list or set at module level that would outlive it."""
+    allowed = {"reducer.search.passes.traversal": {"_ORDERS"}}  # libcst's visit order per node class: no trees
+    wrong = []
+    for path in sources("reducer/search/passes"):
+        here = module_name(path)
+        for node in ast.parse(path.read_text()).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            value = getattr(node, "value", None)
+            empty = (isinstance(value, (ast.Dict, ast.List, ast.Set))
+                     and not getattr(value, "elts", getattr(value, "keys", None))) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and value.func.id in ("dict", "list", "set") and not value.args)
+            wrong += [f"{here}.{t.id}" for t in targets
+                      if empty and isinstance(t, ast.Name) and t.id not in allowed.get(here, ())]
+    assert wrong == []

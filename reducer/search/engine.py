@@ -17,6 +17,7 @@ import libcst as cst
 from reducer.judging.oracle import Oracle
 from reducer.search.ddmin import EditSet, expected_chunk, reduce_edits
 from reducer.search.passes.base import Pass, module_code, module_compiles, module_size
+from reducer.search.passes.memo import Memo
 from reducer.search.size import Size
 
 @dataclasses.dataclass
@@ -159,6 +160,7 @@ class Reduction:
         # Per pass, the first chunk size its next run starts from, from the share of edits its last run
         # applied (a count of decided tests, never timing, so it is the same for every --jobs).
         self._first_chunk: dict[str, int | None] = {}
+        self.memo = Memo()  # what the passes remember about this reduction's trees (active while a pass runs)
 
     def accept(self, module: cst.Module, source: str, pass_name: str) -> None:
         size = Size.of(source)
@@ -201,6 +203,10 @@ class Reduction:
 
     def run_pass(self, pass_: Pass) -> bool:
         """Run one pass to its own fixpoint on the current program; True if it made the program smaller."""
+        with self.memo.active():
+            return self._run_pass(pass_)
+
+    def _run_pass(self, pass_: Pass) -> bool:
         self._current_pass = pass_.name
         self._report()
         stats = self.stats[pass_.name]
