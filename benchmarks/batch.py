@@ -29,11 +29,10 @@ sys.path.insert(0, str(HERE.parent))
 
 import jax  # noqa: E402  (only for its version in the report)
 
-from reducer.batch import reduce_dir  # noqa: E402
+from reducer.batch import reduce_dir, triage_dir  # noqa: E402
 from reducer.search.passes import default_passes, statement_passes  # noqa: E402
 from reducer.batch.progress import LogDisplay  # noqa: E402
 from reducer.reports.records import Report, Status  # noqa: E402
-from reducer.batch import triage_dir  # noqa: E402
 
 CORPUS = HERE / "corpus"
 

@@ -19,10 +19,10 @@ from typing import Any, TextIO
 from reducer.api import InputError, Result, reduce
 from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import SandboxError, SandboxWarning, warn_once
-from reducer.program.files import default_output, same_file
-from reducer.reports.issue import write_issue
 from reducer.judging.signature import Level, Signature
 from reducer.options import Options
+from reducer.program.files import default_output, same_file
+from reducer.reports.issue import write_issue
 from reducer.reports.records import Report
 from reducer.search.engine import MIXED, PassStats, Progress
 from reprokit import jaxcompat

@@ -62,7 +62,7 @@ PLUGIN = "jax-reduce-pool"
 MAX_DEATHS = 2  # worker deaths a file may cause before it is recorded as killing its worker
 MAX_SHIP_BYTES = 16 * 2**20  # a program plus the sibling files shipped with it
 ZYGOTE_MB = 512  # memory budgeted per warm zygote when sizing a worker's pool from its memory_limit
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # reducer/: its whole source counts, not this package alone
 
 
 # --- connecting ---------------------------------------------------------------------------------------

@@ -96,6 +96,16 @@ def write_repros(root: Path, shapes: dict[str, str]) -> Path:
 # --- without a cluster --------------------------------------------------------------------------------
 
 
+def test_the_version_check_hashes_the_whole_reducer_package():
+    """Workers must run the client's jax-reduce: the digest covers every module of reducer/ (the cluster
+    module moved into reducer/batch/, and hashing its own folder would have let other passes through)."""
+    import reducer
+    from reducer.batch import cluster
+
+    assert cluster.PACKAGE_DIR == Path(reducer.__file__).resolve().parent
+    assert cluster.PACKAGE_DIR / "search" / "engine.py" in set(cluster.PACKAGE_DIR.rglob("*.py"))
+
+
 def test_a_program_ships_with_the_sibling_modules_it_imports_and_the_data_files(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "repro.py").write_text("import helpers\nfrom pkg import mod\n")
