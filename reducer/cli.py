@@ -160,6 +160,8 @@ def summary(result: Result) -> str:
         f"output:    {result.output}",
         result.sandbox,
     ]
+    if result.original.platform:  # where the original computed; candidates were held to the same
+        lines.insert(1, f"platform:  {result.original.platform_fact}")
     if result.merged:
         lines.append(f"modules:   {result.merged}")
     if result.flaky:

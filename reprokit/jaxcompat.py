@@ -131,6 +131,19 @@ def backend_started() -> bool:
     return bool(getattr(internal("xla_bridge"), "_backends", None))
 
 
+def started_platform() -> tuple[str, str, int] | None:
+    """(platform, device kind, device count) of the default backend this process started: ("cpu", "cpu", 1),
+    ("gpu", "NVIDIA H200", 8). None when it started none; reading it starts nothing."""
+    client = getattr(internal("xla_bridge"), "_default_backend", None)  # 0.10.0 .. 0.12: set by backends()
+    if client is None:
+        return None
+    try:
+        devices = client.devices()
+        return str(client.platform), str(devices[0].device_kind) if devices else "", len(devices)
+    except Exception:  # noqa: BLE001 - a backend the program broke reports no platform rather than an error
+        return None
+
+
 # --- types and hooks ---------------------------------------------------------------------------------------
 
 def tracer_type() -> type:

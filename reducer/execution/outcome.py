@@ -50,6 +50,16 @@ class Outcome:
     lines: tuple[int, ...] = ()
     verdict: bool | None = None  # a custom predicate's answer (reducer.judging.criterion), when one is in use
     verdict_error: str = ""  # what the predicate raised, if it did
+    # Where it computed: the JAX backend the run started ("cpu", "gpu", "tpu"), its device kind and count;
+    # empty when it started none (a tracing error raised before any array existed, a crash, a timeout).
+    platform: str = ""
+    device: str = ""
+    devices: int = 0
+
+    @property
+    def platform_fact(self) -> str:
+        """"gpu: NVIDIA H200 x 8", or "" without a backend."""
+        return f"{self.platform}: {self.device} x {self.devices}" if self.platform else ""
 
     @property
     def failed(self) -> bool:
@@ -81,6 +91,8 @@ class Outcome:
         data["lines"] = list(self.lines)
         if self.verdict is None:  # no predicate: keep the JSON as it was without one
             del data["verdict"], data["verdict_error"]
+        if not self.platform:  # no backend started: likewise
+            del data["platform"], data["device"], data["devices"]
         return data
 
     @classmethod

@@ -65,6 +65,10 @@ def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
     outcome = run_source(source, filename)
     settle_device_work()
     outcome = dataclasses.replace(outcome, seconds=time.perf_counter() - start)
+    started = jaxcompat.started_platform()
+    if started is not None:
+        platform_name, device, devices = started
+        outcome = dataclasses.replace(outcome, platform=platform_name, device=device, devices=devices)
     return outcome if check is None else with_verdict(check, outcome, source)
 
 

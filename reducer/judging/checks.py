@@ -174,6 +174,12 @@ def warm_limits(executor: Executor, source: str, original: Outcome, criterion: C
     with SideBySide(parallel) as side:
         started = [side.run(executor, source, timeout) for _ in range(flaky.runs if flaky else CHECK_RUNS)]
         runs = [future.result() for future in started]
+    moved = [r for r in runs if r.platform and original.platform and r.platform_fact != original.platform_fact]
+    if moved:  # never fall back silently: a candidate must compute where the program failed
+        raise InputError(
+            f"{name} computed on {original.platform_fact} in fresh interpreters but on {moved[0].platform_fact} on "
+            "the warm workers (the pool's environment changed where JAX runs); pass --no-pool to run every "
+            "candidate in a fresh interpreter, or set JAX_PLATFORMS so that both agree", "platform")
     same = [r for r in runs if criterion.same(original, r)]
     if flaky is None and 0 < len(same) < len(runs):
         agreed(runs, criterion, name, None, "warm workers")  # raises: the runs disagree

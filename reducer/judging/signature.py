@@ -100,6 +100,15 @@ _CRASH_SITES: tuple[re.Pattern[str], ...] = (
 )
 
 
+def same_platform(original: Outcome, candidate: Outcome) -> bool:
+    """Whether two runs computed on the same platform, devices and device count, where both started a
+    backend: the same error on another platform is another failure (a GPU bug reduced on the CPU is no repro
+    of it). A run that started none (it failed while tracing) is comparable with any."""
+    if not (original.platform and candidate.platform):
+        return True
+    return original.platform_fact == candidate.platform_fact
+
+
 def crash_site(stderr: str) -> str:
     """The XLA CHECK location (file:line) or fatal message in a crashed run's stderr; "" when there is none."""
     for pattern in _CRASH_SITES:
@@ -156,7 +165,8 @@ class Signature:
         return re.search(self.match, text, re.MULTILINE) is not None
 
     def same(self, original: Outcome, candidate: Outcome) -> bool:
-        return candidate.failed and self.key(candidate) == self.key(original) and self.matches(candidate)
+        return (candidate.failed and self.key(candidate) == self.key(original) and self.matches(candidate)
+                and same_platform(original, candidate))
 
     def describe(self, outcome: Outcome) -> str:
         """The signature of ``outcome`` at this level, for people and for JSON (first line of the message)."""

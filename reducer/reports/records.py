@@ -31,6 +31,7 @@ class Status(str, enum.Enum):
     FLAKY = "flaky"  # two runs disagreed
     TIMEOUT = "timeout"
     SANDBOX_DENIED = "sandbox-denied"  # fails only because the sandbox denied it a write (needs --allow-write)
+    PLATFORM = "platform"  # the warm workers computed on another platform than the fresh runs (never silent)
     ERROR = "error"  # an internal error of jax-reduce on this file (retried on resume)
     KILLED_WORKER = "killed-worker"  # on a cluster: its worker died every time it ran (reducer.batch.cluster)
     TOO_LARGE = "too-large"  # on a cluster: it and the files beside it exceed what a task carries

@@ -146,6 +146,7 @@ def test_summary_on_stderr(tmp_path):
     for word in ("signature:", "tokens:", "lines:", "tests:", "small.py"):
         assert word in result.stderr
     assert result.stderr.count("\nsandbox: ") == 1  # said once, in the summary, even with --stats
+    assert "\nplatform:  cpu: cpu x 1\n" in result.stderr  # where the original computed
     # --stats: one row per pass that ran, under a header naming the columns
     table = result.stderr.split("pass ", 1)[1]
     assert "tokens removed" in table and "payoff" in table and "statements" in table
