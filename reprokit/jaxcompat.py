@@ -144,6 +144,12 @@ def started_platform() -> tuple[str, str, int] | None:
         return None
 
 
+def failed_backends() -> dict[str, str]:
+    """Backends jax tried to start in this process and could not, each with its error: where JAX fell back
+    to another platform with no more than a log line ({} where it tried none, or all started)."""
+    return dict(getattr(internal("xla_bridge"), "_backend_errors", None) or {})
+
+
 # --- types and hooks ---------------------------------------------------------------------------------------
 
 def tracer_type() -> type:

@@ -55,6 +55,7 @@ class Outcome:
     platform: str = ""
     device: str = ""
     devices: int = 0
+    fallback: str = ""  # "cuda: <its error>" when JAX could not start that backend and computed elsewhere
 
     @property
     def platform_fact(self) -> str:
@@ -93,6 +94,8 @@ class Outcome:
             del data["verdict"], data["verdict_error"]
         if not self.platform:  # no backend started: likewise
             del data["platform"], data["device"], data["devices"]
+        if not self.fallback:
+            del data["fallback"]
         return data
 
     @classmethod

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import glob
 import os
 import platform as _platform
 import resource
@@ -39,6 +40,15 @@ NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
 SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1 << 0, 1 << 1
 # Device files every program may write (subprocess.DEVNULL, reading zeros).
 _WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+DEVICE_ROOT_ENV = "JAX_REDUCE_DEVICE_ROOT"  # tests: a directory whose files stand in for /dev's
+# The device files an accelerator's runtime writes, by JAX's name for its backend (found on an H200 by
+# elimination for CUDA, issue 33). The first pattern is the accelerator's own: without a match nothing of
+# that backend is here, and none of its files is admitted (/dev/dri and /dev/vfio serve other hardware too).
+ACCELERATOR_DEVICES = {
+    "cuda": ("nvidiactl", "nvidia[0-9]*", "nvidia-uvm*", "nvidia-caps/*"),
+    "rocm": ("kfd", "dri/*"),
+    "tpu": ("accel[0-9]*", "vfio/*"),
+}
 
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER = 1, 38, 22, 36
 _CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET, _CLONE_NEWUSER = 0x00020000, 0x20000000, 0x40000000, 0x10000000
@@ -103,6 +113,18 @@ def landlock_abi() -> int:
     return abi
 
 
+def accelerator_devices() -> dict[str, tuple[str, ...]]:
+    """The accelerators present on this machine, by backend, with the device files their runtime writes."""
+    root = os.environ.get(DEVICE_ROOT_ENV) or "/dev"
+    found: dict[str, tuple[str, ...]] = {}
+    for backend, (own, *more) in ACCELERATOR_DEVICES.items():
+        if not [p for p in glob.glob(os.path.join(root, own)) if not os.path.isdir(p)]:
+            continue
+        paths = {p for pattern in (own, *more) for p in glob.glob(os.path.join(root, pattern))}
+        found[backend] = tuple(sorted(p for p in paths if not os.path.isdir(p)))
+    return found
+
+
 def fs_write_rights(abi: int) -> int:
     return sum(bits for version, bits in _FS_WRITES.items() if version <= abi)
 
@@ -120,8 +142,14 @@ def landlock_restrict(abi: int, writable: list[str]) -> None:
     try:
         for path in writable:
             _allow_path(ruleset, path, fs)
-        for device in _WRITABLE_DEVICES:
+        # An accelerator's device files, and this process's /proc/self/task where CUDA writes per-thread
+        # files (the rule resolves to this pid; children inherit the domain, not the rule), only where an
+        # accelerator is present: a CPU machine's sandbox is as it was.
+        accelerators = [path for paths in accelerator_devices().values() for path in paths]
+        for device in (*_WRITABLE_DEVICES, *accelerators):
             _allow_path(ruleset, device, FS_WRITE_FILE | (FS_TRUNCATE if abi >= 3 else 0))
+        if accelerators:
+            _allow_path(ruleset, "/proc/self/task", fs)
         _syscall(_SYS_RESTRICT, ctypes.c_int(ruleset), ctypes.c_uint32(0))
     finally:
         os.close(ruleset)

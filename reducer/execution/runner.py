@@ -68,7 +68,15 @@ def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
     started = jaxcompat.started_platform()
     if started is not None:
         platform_name, device, devices = started
-        outcome = dataclasses.replace(outcome, platform=platform_name, device=device, devices=devices)
+        # A backend counts as fallen back from only where its accelerator is here: every CPU-only run has
+        # tried (and failed to load) libtpu, and that is no fallback.
+        present = platform.accelerator_devices() if jaxcompat.failed_backends() else {}
+        failed = {name: error for name, error in jaxcompat.failed_backends().items()
+                  if name != platform_name and name in present}
+        fallback = next((f"{name}: {error.strip().splitlines()[0] if error.strip() else 'failed'}"
+                         for name, error in sorted(failed.items())), "")
+        outcome = dataclasses.replace(outcome, platform=platform_name, device=device, devices=devices,
+                                      fallback=fallback)
     return outcome if check is None else with_verdict(check, outcome, source)
 
 

@@ -74,8 +74,12 @@ class Sandbox:
 
     @property
     def address_backstop(self) -> int:
-        """RLIMIT_AS, far above the memory cap: XLA and LLVM reserve much address space they never touch."""
-        return self.memory_bytes + 128 * GIB if self.memory_bytes else 0
+        """RLIMIT_AS, far above the memory cap: XLA and LLVM reserve much address space they never touch. None
+        where an accelerator is here: CUDA reserves the device's memory and more in address space, which any
+        such limit breaks; the memory cgroup (or the watchdog) holds memory there."""
+        if not self.memory_bytes or platform.accelerator_devices():
+            return 0
+        return self.memory_bytes + 128 * GIB
 
     def inet(self) -> str:
         """Which Internet sockets the seccomp filter lets through (see platform.deny_sockets)."""
@@ -118,6 +122,9 @@ class Sandbox:
             parts.append(f"{self.processes} tasks")
         if self.allow_write:
             parts.append("also writable: " + ", ".join(self.allow_write))
+        accelerators = platform.accelerator_devices() if self.landlock else {}
+        if accelerators:  # their device files are writable (platform.landlock_restrict), and no RLIMIT_AS
+            parts.append(f"{', '.join(accelerators)} devices writable, no address-space cap")
         return f"sandbox: {', '.join(parts)}, {memory}, files {self.file_bytes // GIB} GiB"
 
     def to_json(self) -> str:

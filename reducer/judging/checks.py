@@ -84,6 +84,7 @@ def check_original(
                    for i in range(min(parallel, count))]
         first = started[0].result()
         check_not_denied(first, executor, name)
+        check_no_fallback(first, name)
         if flaky is None:
             check_first_run(first, criterion, timeout, name)
         started += [runs.run(executor, source, timeout) for _ in range(count - len(started))]
@@ -123,6 +124,19 @@ def check_not_denied(first: Outcome, executor: Executor, name: str) -> None:
         f"{name} fails with PermissionError inside the sandbox ({first.first_line}); candidates may write only in "
         "their own scratch directory. If the program must write somewhere to fail the way it does, pass "
         "--allow-write DIR for that directory (or --no-sandbox if you trust every candidate)", "sandbox-denied")
+
+
+def check_no_fallback(first: Outcome, name: str) -> None:
+    """InputError if JAX could not start a backend in the original's run and computed on another platform:
+    the failure reduced would be that platform's, not the one the user saw. Never fall back silently."""
+    if not first.fallback:
+        return
+    backend = first.fallback.split(":", 1)[0]
+    raise InputError(
+        f"{name}: JAX could not start its {backend} backend here ({first.fallback.split(': ', 1)[-1]}) and "
+        f"computed on {first.platform_fact} instead, so a reduction would reduce that platform's failure. If "
+        f"the sandbox keeps the device out, pass --no-sandbox; to reduce on {first.platform} on purpose, set "
+        f"JAX_PLATFORMS={first.platform}", "platform")
 
 
 def check_first_run(first: Outcome, criterion: Criterion, timeout: float, name: str) -> None:

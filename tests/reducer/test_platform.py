@@ -10,7 +10,10 @@ import threading
 
 import pytest
 
+from reducer.execution import platform
 from reducer.execution.fresh import FreshExecutor
+from reducer.execution.platform import DEVICE_ROOT_ENV, accelerator_devices
+from reducer.execution.sandbox import Sandbox
 from reducer.execution.outcome import Kind, Outcome
 from reducer.judging.checks import InputError, run_once, warm_limits
 from reducer.judging.criterion import Criterion
@@ -107,3 +110,108 @@ def test_the_command_line_stops_with_exit_2_when_the_warm_runs_compute_elsewhere
     assert ("moves.py computed on cpu: cpu x 1 in fresh interpreters but on cpu: cpu x 2 on the warm workers"
             in done.stderr), done.stderr
     assert program.read_text() == MOVES and not (tmp_path / "moves.reduced.py").exists()
+
+
+# JAX's own backend selection with an accelerator backend that fails to start (as CUDA does inside a sandbox
+# that keeps /dev/nvidia* out): jax logs it at info level and computes on the CPU.
+FALLS_BACK = """\
+from jax._src import xla_bridge
+
+
+def broken():
+    raise RuntimeError("rocm_init failed: HIP_ERROR_NoDevice")
+
+
+xla_bridge.register_backend_factory("rocm", broken, priority=500, fail_quietly=True)
+import jax.numpy as jnp
+print(jnp.ones((2, 3)) @ jnp.ones((4, 3)))
+"""
+
+
+@pytest.fixture
+def amd_gpu(tmp_path, monkeypatch):
+    """An AMD accelerator's device files, made by the test in a directory standing in for /dev."""
+    dev = tmp_path / "dev"
+    (dev / "dri").mkdir(parents=True)
+    for name in ("kfd", "dri/renderD128"):
+        (dev / name).write_text("")
+    monkeypatch.setenv(DEVICE_ROOT_ENV, str(dev))
+    return dev
+
+
+def test_a_run_records_the_backend_jax_fell_back_from(fresh, amd_gpu):
+    outcome = run_once(fresh, FALLS_BACK, 120)
+    assert outcome.platform_fact == "cpu: cpu x 1"
+    assert outcome.fallback == "rocm: rocm_init failed: HIP_ERROR_NoDevice"
+    assert run_once(fresh, COMPUTES, 120).fallback == ""
+
+
+def test_a_backend_whose_accelerator_is_not_here_is_no_fallback(fresh):
+    """Every CPU-only run has tried libtpu and failed (jax records it); without the accelerator's own device
+    file that is no fallback, and neither is the rocm backend here."""
+    assert run_once(fresh, FALLS_BACK, 120).fallback == ""
+
+
+def test_an_original_that_fell_back_is_refused_with_what_to_pass(tmp_path, amd_gpu):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    program = tmp_path / "falls_back.py"
+    program.write_text(FALLS_BACK)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-m", "reducer.cli", str(program), "--jobs", "1"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=600, env=env)
+    assert done.returncode == 2, done.stderr
+    assert ("JAX could not start its rocm backend here (rocm_init failed: HIP_ERROR_NoDevice) and computed on "
+            "cpu: cpu x 1 instead" in done.stderr), done.stderr
+    assert "--no-sandbox" in done.stderr and "JAX_PLATFORMS=cpu" in done.stderr
+    assert program.read_text() == FALLS_BACK and not (tmp_path / "falls_back.reduced.py").exists()
+
+
+def test_the_device_files_of_an_accelerator_that_is_here_and_none_beside_them(tmp_path, monkeypatch):
+    dev = tmp_path / "dev"
+    for folder in ("nvidia-caps", "dri", "vfio"):
+        (dev / folder).mkdir(parents=True)
+    names = ("nvidiactl", "nvidia0", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-caps/nvidia-cap1", "nvidia-modeset",
+             "sda", "dri/card0", "vfio/vfio")
+    for name in names:
+        (dev / name).write_text("")
+    monkeypatch.setenv(DEVICE_ROOT_ENV, str(dev))
+    cuda = tuple(str(dev / n) for n in ("nvidia-caps/nvidia-cap1", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0",
+                                         "nvidiactl"))
+    # dri and vfio serve other hardware too: without kfd or an accel node they are not an accelerator's
+    assert accelerator_devices() == {"cuda": cuda}
+    (dev / "nvidiactl").unlink()
+    assert accelerator_devices() == {}
+
+
+@pytest.mark.skipif(not platform.LINUX or platform.landlock_abi() < 1, reason="needs Landlock")
+def test_the_sandbox_lets_a_run_write_the_accelerators_device_files_and_nothing_beside_them(tmp_path, monkeypatch):
+    dev = tmp_path / "dev"
+    (dev / "nvidia-caps").mkdir(parents=True)
+    names = ("nvidiactl", "nvidia0", "nvidia-caps/nvidia-cap1", "nvidia-modeset", "sda")
+    for name in names:
+        (dev / name).write_text("")
+    monkeypatch.setenv(DEVICE_ROOT_ENV, str(dev))
+    source = (f"import os\nwritten = []\nfor name in {names!r}:\n    try:\n"
+              f"        with open(os.path.join({str(dev)!r}, name), 'w') as f:\n            f.write('x')\n"
+              "        written.append(name)\n    except PermissionError:\n        pass\n"
+              "raise RuntimeError(' '.join(written))\n")
+    outcome = run_once(FreshExecutor(sandbox=Sandbox.for_machine()), source, 120)
+    assert outcome.exc_type == "RuntimeError", outcome.describe()
+    assert outcome.message == "nvidiactl nvidia0 nvidia-caps/nvidia-cap1"
+    assert (dev / "sda").read_text() == "" and (dev / "nvidia-modeset").read_text() == ""
+    monkeypatch.delenv(DEVICE_ROOT_ENV)  # no accelerator: the same run writes none of them
+    assert run_once(FreshExecutor(sandbox=Sandbox.for_machine()), source, 120).message == ""
+
+
+def test_with_an_accelerator_memory_is_held_without_an_address_space_cap_and_the_summary_says_so(amd_gpu,
+                                                                                              monkeypatch):
+    policy = Sandbox.for_machine()
+    assert policy.address_backstop == 0
+    if policy.landlock:
+        assert "rocm devices writable, no address-space cap" in policy.describe()
+    monkeypatch.delenv(DEVICE_ROOT_ENV)
+    assert policy.address_backstop == policy.memory_bytes + 128 * 2**30
+    assert "devices writable" not in policy.describe()
