@@ -54,7 +54,7 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
         parser.add_argument("-o", "--output", metavar="OUT",
                             help="where to write the reduced program (default: FILE.reduced.py), or for a "
                                  "directory the output directory (default: DIR.reduced)")
-    parser.add_argument("--jobs", "-j", type=int, default=None, help="candidates run in parallel (default: cores)")
+    parser.add_argument("--jobs", "-j", type=int, default=None, help="candidates run in parallel (default: cores; with an accelerator, the runners sharing it)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per candidate (default: 10x the original's run where candidates run: at least 2 on "
                              "the warm pool, 10 in fresh interpreters; on the warm pool also at most 3x the original's "

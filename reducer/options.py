@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any
 
+from reducer.execution import accelerators
 from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import MIB, Sandbox, memory_cap_bytes
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
@@ -20,7 +21,8 @@ from reducer.search.passes.base import Pass
 
 
 def default_jobs() -> int:
-    return os.cpu_count() or 1
+    """One per core; where an accelerator is here, the runners that share its device (execution.accelerators)."""
+    return accelerators.default_jobs(os.cpu_count() or 1)
 
 
 @dataclasses.dataclass(frozen=True)

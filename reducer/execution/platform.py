@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import glob
 import os
 import platform as _platform
 import resource
@@ -23,6 +22,8 @@ import struct
 import sys
 from collections.abc import Callable
 from typing import NoReturn
+
+from reducer.execution.accelerators import accelerator_devices
 
 FORCE_ENV = "JAX_REDUCE_FORCE_LANDLOCK"
 PLATFORM_ENV = "JAX_REDUCE_FORCE_PLATFORM"  # tests: "other" behaves as on a non-Linux OS (no Linux mechanism)
@@ -40,16 +41,6 @@ NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
 SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1 << 0, 1 << 1
 # Device files every program may write (subprocess.DEVNULL, reading zeros).
 _WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
-DEVICE_ROOT_ENV = "JAX_REDUCE_DEVICE_ROOT"  # tests: a directory whose files stand in for /dev's
-# The device files an accelerator's runtime writes, by JAX's name for its backend (found on an H200 by
-# elimination for CUDA, issue 33). The first pattern is the accelerator's own: without a match nothing of
-# that backend is here, and none of its files is admitted (/dev/dri and /dev/vfio serve other hardware too).
-ACCELERATOR_DEVICES = {
-    "cuda": ("nvidiactl", "nvidia[0-9]*", "nvidia-uvm*", "nvidia-caps/*"),
-    "rocm": ("kfd", "dri/*"),
-    "tpu": ("accel[0-9]*", "vfio/*"),
-}
-
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER = 1, 38, 22, 36
 _CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET, _CLONE_NEWUSER = 0x00020000, 0x20000000, 0x40000000, 0x10000000
 _SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
@@ -111,18 +102,6 @@ def landlock_abi() -> int:
     if forced:
         abi = 0 if forced == "none" else min(abi, int(forced))
     return abi
-
-
-def accelerator_devices() -> dict[str, tuple[str, ...]]:
-    """The accelerators present on this machine, by backend, with the device files their runtime writes."""
-    root = os.environ.get(DEVICE_ROOT_ENV) or "/dev"
-    found: dict[str, tuple[str, ...]] = {}
-    for backend, (own, *more) in ACCELERATOR_DEVICES.items():
-        if not [p for p in glob.glob(os.path.join(root, own)) if not os.path.isdir(p)]:
-            continue
-        paths = {p for pattern in (own, *more) for p in glob.glob(os.path.join(root, pattern))}
-        found[backend] = tuple(sorted(p for p in paths if not os.path.isdir(p)))
-    return found
 
 
 def fs_write_rights(abi: int) -> int:

@@ -34,6 +34,7 @@ from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
 )
+from reducer.execution.accelerators import memory_share_env
 from reducer.execution.runner import candidate_env
 from reducer.execution.sandbox import Sandbox
 from reducer.execution.zygote import BASE_PRELOAD
@@ -143,6 +144,7 @@ class PoolExecutor:
         argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), json.dumps(preload),
                 self.sys_path, self.cache_dir, self.sandbox.to_json()]
         env = candidate_env()
+        env.update(memory_share_env())  # runners computing at once on one accelerator each get a share
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
         theirs.close()

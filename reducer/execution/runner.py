@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reducer.execution import platform, proctree
+from reducer.execution.accelerators import accelerator_devices
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
 from reducer.execution.sandbox import Sandbox, memory_outcome
@@ -70,7 +71,7 @@ def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
         platform_name, device, devices = started
         # A backend counts as fallen back from only where its accelerator is here: every CPU-only run has
         # tried (and failed to load) libtpu, and that is no fallback.
-        present = platform.accelerator_devices() if jaxcompat.failed_backends() else {}
+        present = accelerator_devices() if jaxcompat.failed_backends() else {}
         failed = {name: error for name, error in jaxcompat.failed_backends().items()
                   if name != platform_name and name in present}
         fallback = next((f"{name}: {error.strip().splitlines()[0] if error.strip() else 'failed'}"

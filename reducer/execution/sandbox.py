@@ -17,6 +17,7 @@ import warnings
 from typing import Any
 
 from reducer.execution import platform, proctree
+from reducer.execution.accelerators import accelerator_devices
 from reducer.execution.outcome import Kind, Outcome
 
 GIB, MIB = 1 << 30, 1 << 20
@@ -77,7 +78,7 @@ class Sandbox:
         """RLIMIT_AS, far above the memory cap: XLA and LLVM reserve much address space they never touch. None
         where an accelerator is here: CUDA reserves the device's memory and more in address space, which any
         such limit breaks; the memory cgroup (or the watchdog) holds memory there."""
-        if not self.memory_bytes or platform.accelerator_devices():
+        if not self.memory_bytes or accelerator_devices():
             return 0
         return self.memory_bytes + 128 * GIB
 
@@ -122,7 +123,7 @@ class Sandbox:
             parts.append(f"{self.processes} tasks")
         if self.allow_write:
             parts.append("also writable: " + ", ".join(self.allow_write))
-        accelerators = platform.accelerator_devices() if self.landlock else {}
+        accelerators = accelerator_devices() if self.landlock else {}
         if accelerators:  # their device files are writable (platform.landlock_restrict), and no RLIMIT_AS
             parts.append(f"{', '.join(accelerators)} devices writable, no address-space cap")
         return f"sandbox: {', '.join(parts)}, {memory}, files {self.file_bytes // GIB} GiB"

@@ -12,7 +12,7 @@ import pytest
 
 from reducer.execution import platform
 from reducer.execution.fresh import FreshExecutor
-from reducer.execution.platform import DEVICE_ROOT_ENV, accelerator_devices
+from reducer.execution.accelerators import DEVICE_ROOT_ENV, accelerator_devices
 from reducer.execution.sandbox import Sandbox
 from reducer.execution.outcome import Kind, Outcome
 from reducer.judging.checks import InputError, run_once, warm_limits
@@ -215,3 +215,35 @@ def test_with_an_accelerator_memory_is_held_without_an_address_space_cap_and_the
     monkeypatch.delenv(DEVICE_ROOT_ENV)
     assert policy.address_backstop == policy.memory_bytes + 128 * 2**30
     assert "devices writable" not in policy.describe()
+
+
+def test_runners_sharing_an_accelerator_get_a_fixed_share_of_its_memory_unless_the_user_set_one(amd_gpu,
+                                                                                                monkeypatch):
+    """Each pool runner's environment holds the share, a fixed fraction never derived from --jobs; the user's
+    own allocator settings win; a CPU-only machine gets none. Read in a real warm runner."""
+    import json
+
+    from reducer.execution import accelerators
+    from reducer.execution.pool import PoolExecutor
+    from reducer.options import Options
+
+    for name in accelerators.ALLOCATOR_ENV:
+        monkeypatch.delenv(name, raising=False)
+    # (os.getenv, not the mapping: a candidate naming that goes to a fresh interpreter, see pool.py)
+    source = (f"import json, os\nnames = {accelerators.ALLOCATOR_ENV!r}\n"
+              "raise RuntimeError(json.dumps({k: os.getenv(k) for k in names if os.getenv(k) is not None}))\n")
+
+    def seen() -> dict[str, str]:
+        pool = PoolExecutor(1)
+        try:
+            return json.loads(pool.run(source, 120, threading.Event()).message)
+        finally:
+            pool.close()
+
+    assert seen() == {"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.225"}
+    assert Options().jobs == min(os.cpu_count() or 1, accelerators.RUNNERS_PER_DEVICE)
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    assert seen() == {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
+    monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE")
+    monkeypatch.delenv(DEVICE_ROOT_ENV)
+    assert seen() == {} and Options().jobs == (os.cpu_count() or 1)
