@@ -18,7 +18,7 @@ from typing import Any
 
 from reducer.execution import platform, proctree
 from reducer.execution.accelerators import accelerator_devices
-from reducer.execution.outcome import Kind, Outcome, exception_outcome, with_verdict
+from reducer.execution.outcome import Kind, Outcome, exception_outcome, first_line, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
 from reducer.execution.sandbox import Sandbox, memory_outcome
 from reprokit import jaxcompat
@@ -65,20 +65,23 @@ def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
     start = time.perf_counter()
     outcome = run_source(source, filename)
     settle_device_work()
-    outcome = dataclasses.replace(outcome, seconds=time.perf_counter() - start)
-    started = jaxcompat.started_platform()
-    if started is not None:
-        platform_name, device, devices = started
-        # A backend counts as fallen back from only where its accelerator is here: every CPU-only run has
-        # tried (and failed to load) libtpu, and that is no fallback.
-        present = accelerator_devices() if jaxcompat.failed_backends() else {}
-        failed = {name: error for name, error in jaxcompat.failed_backends().items()
-                  if name != platform_name and name in present}
-        fallback = next((f"{name}: {error.strip().splitlines()[0] if error.strip() else 'failed'}"
-                         for name, error in sorted(failed.items())), "")
-        outcome = dataclasses.replace(outcome, platform=platform_name, device=device, devices=devices,
-                                      fallback=fallback)
+    outcome = where_it_computed(dataclasses.replace(outcome, seconds=time.perf_counter() - start))
     return outcome if check is None else with_verdict(check, outcome, source)
+
+
+def where_it_computed(outcome: Outcome) -> Outcome:
+    """``outcome`` with the backend this process started (none: as it is), and the accelerator backend JAX
+    could not start and fell back from. One counts only where its accelerator is here: every CPU-only run
+    has tried libtpu and failed to load it, which is no fallback."""
+    started = jaxcompat.started_platform()
+    if started is None:
+        return outcome
+    name, device, devices = started
+    failed = jaxcompat.failed_backends()
+    present = accelerator_devices() if failed else {}
+    fallback = next((f"{backend}: {first_line(error) or 'failed'}" for backend, error in sorted(failed.items())
+                     if backend != name and backend in present), "")
+    return dataclasses.replace(outcome, platform=name, device=device, devices=devices, fallback=fallback)
 
 
 _probe: Callable[[Any], Any] | None = None

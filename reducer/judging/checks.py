@@ -131,9 +131,9 @@ def check_no_fallback(first: Outcome, name: str) -> None:
     the failure reduced would be that platform's, not the one the user saw. Never fall back silently."""
     if not first.fallback:
         return
-    backend = first.fallback.split(":", 1)[0]
+    backend, _, error = first.fallback.partition(": ")
     raise InputError(
-        f"{name}: JAX could not start its {backend} backend here ({first.fallback.split(': ', 1)[-1]}) and "
+        f"{name}: JAX could not start its {backend} backend here ({error}) and "
         f"computed on {first.platform_fact} instead, so a reduction would reduce that platform's failure. If "
         f"the sandbox keeps the device out, pass --no-sandbox; to reduce on {first.platform} on purpose, set "
         f"JAX_PLATFORMS={first.platform}", "platform")
