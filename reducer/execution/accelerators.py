@@ -26,15 +26,23 @@ MEMORY_SHARE = f"{0.9 / RUNNERS_PER_DEVICE:.3f}"  # of the device's memory, leav
 ALLOCATOR_ENV = ("XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_ALLOCATOR")
 
 
+def device_root() -> str:
+    return os.environ.get(DEVICE_ROOT_ENV) or "/dev"
+
+
+def accelerator_present(backend: str) -> bool:
+    """Whether the accelerator of JAX's ``backend`` is here: its own device file exists (one glob)."""
+    own = ACCELERATOR_DEVICES.get(backend, ("",))[0]
+    return bool(own) and any(not os.path.isdir(p) for p in glob.glob(os.path.join(device_root(), own)))
+
+
 def accelerator_devices() -> dict[str, tuple[str, ...]]:
     """The accelerators present on this machine, by backend, with the device files their runtime writes."""
-    root = os.environ.get(DEVICE_ROOT_ENV) or "/dev"
     found: dict[str, tuple[str, ...]] = {}
-    for backend, (own, *more) in ACCELERATOR_DEVICES.items():
-        if not [p for p in glob.glob(os.path.join(root, own)) if not os.path.isdir(p)]:
-            continue
-        paths = {p for pattern in (own, *more) for p in glob.glob(os.path.join(root, pattern))}
-        found[backend] = tuple(sorted(p for p in paths if not os.path.isdir(p)))
+    for backend, patterns in ACCELERATOR_DEVICES.items():
+        if accelerator_present(backend):
+            paths = {p for pattern in patterns for p in glob.glob(os.path.join(device_root(), pattern))}
+            found[backend] = tuple(sorted(p for p in paths if not os.path.isdir(p)))
     return found
 
 

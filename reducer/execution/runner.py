@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reducer.execution import platform, proctree
-from reducer.execution.accelerators import accelerator_devices
+from reducer.execution.accelerators import accelerator_present
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, first_line, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
 from reducer.execution.sandbox import Sandbox, memory_outcome
@@ -77,10 +77,10 @@ def where_it_computed(outcome: Outcome) -> Outcome:
     if started is None:
         return outcome
     name, device, devices = started
-    failed = jaxcompat.failed_backends()
-    present = accelerator_devices() if failed else {}
-    fallback = next((f"{backend}: {first_line(error) or 'failed'}" for backend, error in sorted(failed.items())
-                     if backend != name and backend in present), "")
+    # (On every run: so only the failed backends' own device files are looked for, one glob each.)
+    fallback = next((f"{backend}: {first_line(error) or 'failed'}"
+                     for backend, error in sorted(jaxcompat.failed_backends().items())
+                     if backend != name and accelerator_present(backend)), "")
     return dataclasses.replace(outcome, platform=name, device=device, devices=devices, fallback=fallback)
 
 
