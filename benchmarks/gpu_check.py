@@ -92,6 +92,47 @@ class Check:
         self.record("machine", stamp=stamp(), rc=rc, seconds=round(s, 1), jax=out[-3000:], stderr=err[-1500:],
                     nvidia_smi=smi[1].strip(), cores=os.cpu_count())
 
+    def sandbox_probe(self) -> None:
+        """Where a jitted matmul computes inside the sandbox, with each protection left out in turn (all at
+        once, in parallel): which one keeps JAX off the accelerator, and what JAX logged about it."""
+        import dataclasses
+
+        from reducer.execution import accelerators
+        from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV
+        from reducer.execution.sandbox import Sandbox
+
+        full = Sandbox.for_machine()
+        variants = {
+            "off": Sandbox(enabled=False), "full": full,
+            "no namespaces": dataclasses.replace(full, namespaces=False, memory_cgroup=0),
+            "no socket filter": dataclasses.replace(full, seccomp=False),
+            "no landlock": dataclasses.replace(full, landlock=0),
+            "no memory cap": dataclasses.replace(full, memory_bytes=0, memory_cgroup=0),
+            "landlock only": dataclasses.replace(full, namespaces=False, seccomp=False, memory_bytes=0,
+                                                 memory_cgroup=0, pids_cgroup=False),
+            "no landlock, no socket filter": dataclasses.replace(full, landlock=0, seccomp=False),
+        }
+        procs = {}
+        for name, sandbox in variants.items():
+            scratch = Path(tempfile.mkdtemp(prefix="probe-", dir=self.work))
+            env = {**os.environ, "PYTHONPATH": PYTHONPATH, SANDBOX_ENV: sandbox.to_json(),
+                   PARENT_ENV: str(os.getpid()), "TMPDIR": str(scratch), "HOME": str(scratch),
+                   "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
+            procs[name] = subprocess.Popen([sys.executable, "-c", PROBE], cwd=scratch, env=env, text=True,
+                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        found = {}
+        for name, proc in procs.items():
+            try:
+                out, _ = proc.communicate(timeout=max(5.0, min(90.0, self.left() - 5)))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+            found[name] = {"rc": proc.returncode, "out": out[-1800:]}
+        self.sandbox_keeps_gpu = "'cpu'" not in found["full"]["out"] and '"cpu"' not in found["full"]["out"]
+        self.record("sandbox probe", euid=os.geteuid(), devices=accelerators.accelerator_devices(),
+                    plugins={b: accelerators.plugin_installed(b) for b in accelerators.PLUGINS},
+                    describe=full.describe(), backstop=full.address_backstop, variants=found)
+
     def install(self) -> None:
         """What `pip install` of this checkout would install here, resolving against what is installed (no
         index; the carried wheels only): none of jax, jaxlib, numpy, ml-dtypes, flax, optax may be among it."""
@@ -142,6 +183,7 @@ class Check:
 
     def main(self, extra: Path | None) -> None:
         self.machine()
+        self.sandbox_probe()
         self.install()
         which = extra / "which_platform.py" if extra else None
         compute = extra / "compute_then_fail.py" if extra else None
@@ -151,22 +193,35 @@ class Check:
         if which:
             self.plain(which, {"JAX_PLATFORMS": "cpu"}, "which_platform.py on cpu")
             self.reduce(which, "which_platform --jobs 2", ["--jobs", "2"], 60)
+        # Where the sandbox keeps JAX off the device, the rest runs without it, to measure what it can.
+        unsandboxed = [] if self.sandbox_keeps_gpu else ["--no-sandbox"]
         for program in mine:
-            self.reduce(program, f"{program.stem} (default --jobs)", [], 75)
+            self.reduce(program, f"{program.stem} (default --jobs)", unsandboxed, 75)
         if compute:
-            self.reduce(compute, "compute_then_fail (default --jobs)", [], 90)
-            self.reduce(compute, "compute_then_fail --jobs 1", ["--jobs", "1"], 90)
-        self.reduce(EXAMPLE, "train_mlp on the GPU --jobs 2 --platform gpu", ["--jobs", "2", "--platform", "gpu"], 90)
-        self.reduce(EXAMPLE, "train_mlp on the CPU --jobs 2", ["--jobs", "2"], 90, env={"JAX_PLATFORMS": "cpu"})
-        self.reduce(EXAMPLE, "train_mlp --platform auto --jobs 2", ["--jobs", "2"], 90)
-        if which:
-            self.reduce(which, "which_platform (default --jobs)", [], 60)
+            self.reduce(compute, "compute_then_fail (default --jobs)", unsandboxed, 90)
+            self.reduce(compute, "compute_then_fail --jobs 1", ["--jobs", "1", *unsandboxed], 90)
+        self.reduce(EXAMPLE, "train_mlp on the accelerator --jobs 2", ["--jobs", "2", *unsandboxed], 90)
+        self.reduce(EXAMPLE, "train_mlp on the CPU --jobs 2", ["--jobs", "2", *unsandboxed], 90,
+                    env={"JAX_PLATFORMS": "cpu"})
         if self.left() > 60:  # the hostile candidates, with the accelerator admitted to the sandbox
             rc, out, err, s = self.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                                         "tests/reducer/test_sandbox.py"], self.left() - 10, cwd=ROOT)
             self.record("hostile suite (tests/reducer/test_sandbox.py)", rc=rc, seconds=round(s, 1),
                         tail=(out + err)[-3000:])
         self.log(f"done, {self.left():.0f} s of the budget left")
+
+
+# Enters the sandbox the environment describes, as a fresh candidate does, then computes.
+PROBE = """
+import json
+from reducer.execution import runner
+runner.enter_sandbox()
+import jax, jax.numpy as jnp
+from reprokit import jaxcompat
+x = jax.jit(lambda a: a @ a)(jnp.ones((64, 64))).block_until_ready()
+print("PROBE", json.dumps({"platform": jaxcompat.started_platform(), "failed": jaxcompat.failed_backends(),
+                            "fallback": runner.where_it_computed(runner.Outcome(kind=runner.Kind.SUCCESS)).fallback}))
+"""
 
 
 def _where(original: dict) -> dict:

@@ -7,6 +7,7 @@ Imported by candidate processes (through the sandbox's Landlock rules): the stan
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 
 DEVICE_ROOT_ENV = "JAX_REDUCE_DEVICE_ROOT"  # tests: a directory whose files stand in for /dev's
@@ -26,6 +27,11 @@ MEMORY_SHARE = f"{0.9 / RUNNERS_PER_DEVICE:.3f}"  # of the device's memory, leav
 ALLOCATOR_ENV = ("XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_ALLOCATOR")
 
 
+# What JAX needs installed to start each backend: the module-name prefix of its plugin in the jax_plugins
+# namespace (jax_plugins.xla_cuda13, jax_plugins.xla_rocm7), or for TPUs the libtpu package.
+PLUGINS = {"cuda": "xla_cuda", "rocm": "xla_rocm", "tpu": "libtpu"}
+
+
 def device_root() -> str:
     return os.environ.get(DEVICE_ROOT_ENV) or "/dev"
 
@@ -34,6 +40,45 @@ def accelerator_present(backend: str) -> bool:
     """Whether the accelerator of JAX's ``backend`` is here: its own device file exists (one glob)."""
     own = ACCELERATOR_DEVICES.get(backend, ("",))[0]
     return bool(own) and any(not os.path.isdir(p) for p in glob.glob(os.path.join(device_root(), own)))
+
+
+def plugin_installed(backend: str) -> bool:
+    """Whether JAX here has what it needs to start ``backend`` (its plugin, or libtpu): read from the
+    file system, importing nothing."""
+    prefix = PLUGINS.get(backend, "")
+    if not prefix:
+        return False
+    try:
+        spec = importlib.util.find_spec("jax_plugins" if backend != "tpu" else prefix)
+    except (ImportError, ValueError):
+        return False
+    if backend == "tpu":
+        return spec is not None
+    folders = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return any(entry.startswith(prefix) for folder in folders for entry in _listdir(folder))
+
+
+def _listdir(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def skipped_accelerators(platforms: str) -> list[str]:
+    """The accelerators JAX would have preferred to the CPU in a process whose ``jax_platforms`` setting is
+    ``platforms`` ("" or None: JAX's own order): device here, plugin installed, not excluded by the setting.
+    A process that computed on the CPU while one is listed fell back from it, whether or not JAX recorded
+    an error (a plugin whose initialization fails is skipped with a log line only)."""
+    allowed = [p.strip() for p in (platforms or "").split(",") if p.strip()]
+
+    def wanted(backend: str) -> bool:
+        if not allowed:
+            return True
+        first = allowed[0]  # JAX starts the first listed platform that works
+        return first == backend or (first == "gpu" and backend in ("cuda", "rocm"))
+
+    return [b for b in ACCELERATOR_DEVICES if wanted(b) and accelerator_present(b) and plugin_installed(b)]
 
 
 def accelerator_devices() -> dict[str, tuple[str, ...]]:

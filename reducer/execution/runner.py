@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reducer.execution import platform, proctree
-from reducer.execution.accelerators import accelerator_present
+from reducer.execution.accelerators import ACCELERATOR_DEVICES, accelerator_present, skipped_accelerators
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, first_line, with_verdict
 from reducer.execution.protocol import ProtocolError, Report, decode, encode
 from reducer.execution.sandbox import Sandbox, memory_outcome
@@ -81,6 +81,10 @@ def where_it_computed(outcome: Outcome) -> Outcome:
     fallback = next((f"{backend}: {first_line(error) or 'failed'}"
                      for backend, error in sorted(jaxcompat.failed_backends().items())
                      if backend != name and accelerator_present(backend)), "")
+    if not fallback and name == "cpu" and any(map(accelerator_present, ACCELERATOR_DEVICES)):
+        skipped = skipped_accelerators(str(jaxcompat.config_values().get("jax_platforms") or ""))
+        fallback = next((f"{backend}: its device and JAX's plugin for it are here, yet JAX computed on the CPU "
+                         "(its log on stderr says why)" for backend in skipped), "")
     return dataclasses.replace(outcome, platform=name, device=device, devices=devices, fallback=fallback)
 
 
