@@ -19,6 +19,11 @@ ACCELERATOR_DEVICES = {
     "rocm": ("kfd", "dri/*"),
     "tpu": ("accel[0-9]*", "vfio/*"),
 }
+# Socket families an accelerator's runtime cannot start without, which the sandbox's socket filter then lets
+# through: CUDA's cuInit fails with CUDA_ERROR_OPERATING_SYSTEM when socket() refuses Unix sockets (found
+# on an H200 by leaving the sandbox's protections out one at a time: benchmarks/gpu-results.md).
+AF_UNIX = 1
+RUNTIME_SOCKETS: dict[str, tuple[int, ...]] = {"cuda": (AF_UNIX,)}
 # Runners that share one device: each gets this share of its memory. Fixed, never derived from --jobs, so
 # that what fits in a runner (and so every verdict) is the same for every --jobs.
 RUNNERS_PER_DEVICE = 4
@@ -89,6 +94,11 @@ def accelerator_devices() -> dict[str, tuple[str, ...]]:
             paths = {p for pattern in patterns for p in glob.glob(os.path.join(device_root(), pattern))}
             found[backend] = tuple(sorted(p for p in paths if not os.path.isdir(p)))
     return found
+
+
+def runtime_socket_families() -> tuple[int, ...]:
+    """The socket families the accelerators here need (none on a machine without one)."""
+    return tuple(sorted({f for backend in accelerator_devices() for f in RUNTIME_SOCKETS.get(backend, ())}))
 
 
 def memory_share_env(environ: dict[str, str] | None = None) -> dict[str, str]:

@@ -158,11 +158,12 @@ def seccomp_available() -> bool:
     return LINUX and _platform.machine() in _ARCH
 
 
-def deny_sockets(inet: str) -> None:
+def deny_sockets(inet: str, families: tuple[int, ...] = ()) -> None:
     """Let socket() create only Internet sockets: ``inet`` "any" (the network is private), "stream" (TCP,
     which Landlock rules) or "none". Unix, netlink, packet... sockets fail with EACCES, as does io_uring
     (which could create sockets without socket()). Named Unix sockets and UDP are what Landlock cannot
-    rule; this is what keeps a candidate away from local services through them."""
+    rule; this is what keeps a candidate away from local services through them. ``families``: socket
+    families let through as well (an accelerator's runtime that cannot start without them)."""
     arch, nr_socket, nr_uring = _ARCH[_platform.machine()]
 
     def op(code: int, jt: int, jf: int, k: int) -> bytes:
@@ -176,6 +177,8 @@ def deny_sockets(inet: str) -> None:
         op(jeq, 1, 0, nr_socket), op(ret, 0, 0, _RET_ALLOW),
         op(ld, 0, 0, 16),  # socket(family, ...)
     ]
+    for family in families:
+        prog += [op(jeq, 0, 1, family), op(ret, 0, 0, _RET_ALLOW)]
     if inet == "none":
         prog += [op(ret, 0, 0, _RET_EACCES)]
     elif inet == "any":

@@ -17,7 +17,7 @@ import warnings
 from typing import Any
 
 from reducer.execution import platform, proctree
-from reducer.execution.accelerators import accelerator_devices
+from reducer.execution.accelerators import accelerator_devices, runtime_socket_families
 from reducer.execution.outcome import Kind, Outcome
 
 GIB, MIB = 1 << 30, 1 << 20
@@ -99,6 +99,8 @@ class Sandbox:
             gaps.append("signals to other processes")
         if not self.seccomp and not self.namespaces:
             gaps.append("network and local sockets")
+        elif self.seccomp and runtime_socket_families():
+            gaps.append("local Unix sockets (the accelerator's runtime needs them)")
         if not self.namespaces:
             gaps.append("processes left behind by a killed reducer")
         if not self.pids_cgroup:
@@ -125,7 +127,8 @@ class Sandbox:
             parts.append("also writable: " + ", ".join(self.allow_write))
         accelerators = accelerator_devices() if self.landlock else {}
         if accelerators:  # their device files are writable (platform.landlock_restrict), and no RLIMIT_AS
-            parts.append(f"{', '.join(accelerators)} devices writable, no address-space cap")
+            sockets = ", Unix sockets" if self.seccomp and runtime_socket_families() else ""
+            parts.append(f"{', '.join(accelerators)} devices writable{sockets}, no address-space cap")
         return f"sandbox: {', '.join(parts)}, {memory}, files {self.file_bytes // GIB} GiB"
 
     def to_json(self) -> str:
@@ -152,7 +155,7 @@ class Sandbox:
         if self.landlock:
             platform.landlock_restrict(self.landlock, [scratch, *self.allow_write])
         if self.seccomp:
-            platform.deny_sockets(self.inet())
+            platform.deny_sockets(self.inet(), runtime_socket_families())
 
 
 def memory_outcome(sandbox: Sandbox, seconds: float) -> Outcome:

@@ -247,3 +247,50 @@ def test_runners_sharing_an_accelerator_get_a_fixed_share_of_its_memory_unless_t
     monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE")
     monkeypatch.delenv(DEVICE_ROOT_ENV)
     assert seen() == {} and Options().jobs == (os.cpu_count() or 1)
+
+
+@pytest.fixture
+def nvidia_gpu(tmp_path, monkeypatch):
+    """An NVIDIA accelerator's device files, made by the test in a directory standing in for /dev."""
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for name in ("nvidiactl", "nvidia0", "nvidia-uvm"):
+        (dev / name).write_text("")
+    monkeypatch.setenv(DEVICE_ROOT_ENV, str(dev))
+    return dev
+
+
+def test_a_cuda_plugin_that_fails_to_initialize_is_a_fallback_though_jax_records_no_error(tmp_path, nvidia_gpu,
+                                                                                        monkeypatch):
+    """What the first GPU check found: a CUDA plugin whose initialize() raises is skipped with a log line, JAX
+    records no backend error and computes on the CPU. With the accelerator's device and the plugin here, that
+    run fell back; set JAX_PLATFORMS=cpu and it is the user's choice. A real plugin package, found by JAX."""
+    plugin = tmp_path / "site" / "jax_plugins" / "xla_cuda99"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(
+        "def initialize():\n    raise RuntimeError('operation cuInit(0) failed: CUDA_ERROR_OPERATING_SYSTEM')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
+    fresh = FreshExecutor(sandbox=Sandbox.for_machine())
+    outcome = run_once(fresh, COMPUTES, 120)
+    assert outcome.exc_type == "TypeError" and outcome.platform_fact == "cpu: cpu x 1"
+    assert outcome.fallback.startswith("cuda: its device and JAX's plugin for it are here, yet JAX computed on"), \
+        outcome.fallback
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    assert run_once(fresh, COMPUTES, 120).fallback == ""
+
+
+@pytest.mark.skipif(not platform.LINUX or not platform.seccomp_available(), reason="needs seccomp")
+def test_with_cuda_here_a_candidate_may_make_unix_sockets_and_still_no_other_local_kind(nvidia_gpu, monkeypatch):
+    """CUDA's cuInit fails when socket() refuses Unix sockets (the second GPU check: the socket filter alone
+    kept JAX off the GPU). Where CUDA's device is here the filter lets Unix sockets through, says so, and
+    still refuses netlink and packet sockets; elsewhere Unix sockets stay refused."""
+    source = ("import socket\nmade = []\nfor name, family in (('unix', socket.AF_UNIX), ('netlink', socket.AF_NETLINK),"
+              " ('packet', socket.AF_PACKET)):\n    try:\n        socket.socket(family, socket.SOCK_DGRAM).close()\n"
+              "        made.append(name)\n    except OSError:\n        pass\nraise RuntimeError(' '.join(made) or 'none')\n")
+    policy = Sandbox.for_machine()
+    assert policy.seccomp
+    assert run_once(FreshExecutor(sandbox=policy), source, 120).message == "unix"
+    assert "local Unix sockets (the accelerator's runtime needs them)" in policy.unprotected()
+    monkeypatch.delenv(DEVICE_ROOT_ENV)
+    assert run_once(FreshExecutor(sandbox=policy), source, 120).message == "none"
+    assert not any("Unix" in gap for gap in policy.unprotected())
