@@ -72,3 +72,19 @@ def test_a_user_run_that_names_the_program_by_its_bare_file_name_ends_alike(tmp_
     assert original.exc_type == seen.exc_type == "jax.errors.UnexpectedTracerError"
     assert "prog.py:9" in seen.message and "prog.py" not in original.message
     assert ends_alike(original, seen)
+
+
+def test_a_sandboxed_user_run_writes_its_temporary_files_in_its_scratch(tmp_path, monkeypatch):
+    """The third GPU check: XLA:GPU writes temporary files in TMPDIR, which the sandbox does not let a user run
+    write, so no reduced program that computed on the GPU was confirmed. A user run's TMPDIR is its scratch."""
+    outside = tmp_path / "tmp"
+    outside.mkdir()
+    monkeypatch.setenv("TMPDIR", str(outside))
+    # (Python's tempfile would fall back to the working directory by itself; XLA's C++ does not.)
+    source = ("import os, tempfile\nfd, name = tempfile.mkstemp()\nos.write(fd, b'x')\n"
+              "raise RuntimeError(os.environ['TMPDIR'] == os.path.dirname(name) == os.getcwd())\n")
+    program = tmp_path / "prog"
+    program.mkdir()
+    outcome = FreshExecutor(sys_path=str(program), as_user=True, filename="prog.py").run(source, 60, threading.Event())
+    assert (outcome.exc_type, outcome.message) == ("RuntimeError", "True"), outcome.describe()
+    assert list(outside.iterdir()) == [] and list(program.iterdir()) == []
