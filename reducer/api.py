@@ -138,7 +138,7 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
         index, disagreements = judge.confirm(reduction.history)
         final = reduction.history[index]
         signature = judge.criterion.describe(judge.original)
-        provenance = provenance_of(program.source, options, signature)
+        provenance = provenance_of(program.source, options, signature, platform=judge.original.platform_fact)
         result = with_header(provenance.header(), final)
         keep(result)
     return Result(

@@ -83,7 +83,7 @@ def triage_file(root: Path, rel: str, executor: Callable[[str], Executor], optio
         path=rel, sha256=file_hash(data), status=Status.FAILING, signature=description,
         key=signature.key(original), tokens_before=tokens, tokens_after=tokens, lines_before=lines,
         lines_after=lines, tests=flaky.runs if flaky else CHECK_RUNS, seconds=time.perf_counter() - started,
-        outcome=original, provenance=provenance_of(source, options, description),
+        outcome=original, provenance=provenance_of(source, options, description, platform=original.platform_fact),
     )
 
 

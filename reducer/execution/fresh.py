@@ -157,11 +157,7 @@ class FreshExecutor:
             copy_folder_files(self.sys_path, workdir)
             # The user's own environment (JAX's traceback filtering, JAX_* flags), without the tracker's switch.
             env = {k: v for k, v in os.environ.items() if k not in TRACKER_ENV}
-            if self.sandbox.enabled:
-                # The one place the sandbox lets it write: temporary files (XLA:GPU writes its own there, and
-                # fails with PERMISSION_DENIED in a TMPDIR it may not write), and the CUDA driver's cache.
-                env["TMPDIR"] = str(workdir)
-                env.setdefault("CUDA_CACHE_PATH", str(workdir / ".nv"))
+            env.update(self.sandbox.user_run_env(str(workdir)))
             argv = [self.python, "-c", _AS_USER, PACKAGE_ROOT, name, str(result), self.sys_path]
         else:
             # HOME and TMPDIR point into the private directory so stray writes land there and vanish.

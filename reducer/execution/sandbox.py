@@ -131,6 +131,14 @@ class Sandbox:
             parts.append(f"{', '.join(accelerators)} devices writable{sockets}, no address-space cap")
         return f"sandbox: {', '.join(parts)}, {memory}, files {self.file_bytes // GIB} GiB"
 
+    def user_run_env(self, scratch: str) -> dict[str, str]:
+        """What a run as the user would (``python NAME``, the user's environment) changes in it under this
+        policy: temporary files and the CUDA driver's cache in its scratch, the one place it may write (XLA:GPU
+        writes its own temporary files and fails with PERMISSION_DENIED in a TMPDIR it may not write)."""
+        if not self.enabled:
+            return {}
+        return {"TMPDIR": scratch, "CUDA_CACHE_PATH": os.environ.get("CUDA_CACHE_PATH") or os.path.join(scratch, ".nv")}
+
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
 

@@ -37,7 +37,7 @@ def run_as_user(program: str, name: str, folder: str, sandbox: Sandbox, timeout:
         copy_folder_files(folder, scratch)
         (scratch / name).write_text(program)
         env = user_environment(os.environ)
-        env.update({SANDBOX_ENV: sandbox.to_json(), PARENT_ENV: str(os.getpid())})
+        env.update({SANDBOX_ENV: sandbox.to_json(), PARENT_ENV: str(os.getpid()), **sandbox.user_run_env(str(scratch))})
         extra = os.pathsep.join(filter(None, [folder, env.get("PYTHONPATH", "")]))  # sibling modules, as confirmed
         env["PYTHONPATH"] = extra
         with open(scratch / ".stderr", "wb") as err:

@@ -61,6 +61,9 @@ def effective_options(options: Options) -> tuple[tuple[str, Any], ...]:
     return tuple(key.items())
 
 
+DEFAULT_PLATFORM = "cpu: cpu x 1"  # what any machine's plain `python` computes on
+
+
 @dataclasses.dataclass(frozen=True)
 class Provenance:
     versions: tuple[tuple[str, str], ...]
@@ -68,6 +71,9 @@ class Provenance:
     options: tuple[tuple[str, Any], ...]
     input_sha256: str
     environment: tuple[tuple[str, str], ...]
+    # Where the original computed ("gpu: NVIDIA H200 x 1"; "": no backend). Only what a plain `python` on
+    # another machine might not reproduce reaches the header: an accelerator, or several devices.
+    platform: str = ""
 
     def versions_line(self) -> str:
         return ", ".join(f"{name} {version}" for name, version in self.versions)
@@ -93,6 +99,8 @@ class Provenance:
         ]
         if self.environment:
             lines.append(f"# environment: {self.environment_line()}")
+        if self.platform and self.platform != DEFAULT_PLATFORM:
+            lines.append(f"# platform: {self.platform}")
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> dict[str, Any]:
@@ -102,6 +110,7 @@ class Provenance:
             "options": {k: repr(v) if isinstance(v, MachineDefault) else v for k, v in self.options},
             "input_sha256": self.input_sha256,
             "environment": dict(self.environment),
+            **({"platform": self.platform} if self.platform else {}),
         }
 
     @classmethod
@@ -112,6 +121,7 @@ class Provenance:
             options=tuple((k, MachineDefault.parse(v)) for k, v in data["options"].items()),
             input_sha256=data["input_sha256"],
             environment=tuple(data["environment"].items()),
+            platform=data.get("platform", ""),
         )
 
 
@@ -135,17 +145,18 @@ def versions_line() -> str:
 
 
 def provenance_of(source: str, options: Options, signature: str,
-                  environ: Mapping[str, str] | None = None) -> Provenance:
+                  environ: Mapping[str, str] | None = None, platform: str = "") -> Provenance:
     return Provenance(
         versions=current_versions(),
         signature=signature,
         options=effective_options(options),
         input_sha256=hashlib.sha256(source.encode()).hexdigest(),
         environment=jax_environment(os.environ if environ is None else environ),
+        platform=platform,
     )
 
 
-_HEADER_LINE = re.compile(r"# (Reduced by jax-reduce |input sha256 |signature: |options: |environment: ).*\n")
+_HEADER_LINE = re.compile(r"# (Reduced by jax-reduce |input sha256 |signature: |options: |environment: |platform: ).*\n")
 
 
 def header_of(source: str) -> str:

@@ -32,7 +32,7 @@ from reducer.execution.sandbox import Sandbox
 from reducer.execution.userrun import environment_info, run_as_user
 from reducer.program.files import read_program, write_atomically
 from reducer.options import Options
-from reducer.program.provenance import header_of, jax_environment, versions_line
+from reducer.program.provenance import DEFAULT_PLATFORM, header_of, jax_environment, versions_line
 from reducer.reports.render import md_code
 
 __all__ = ["IssueFacts", "Scrubbed", "gather", "issue_path", "render_issue", "write_issue"]
@@ -91,6 +91,7 @@ class IssueFacts:
     command: str
     releases: str = ""  # what `jax-reduce bisect` found: its answer and table ("" when it did not run)
     reduced: bool = True  # the program came out of a reduction (else it is the user's file as it is)
+    platform: str = ""  # where the program computed ("gpu: NVIDIA H200 x 1"; "": no backend started)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -294,7 +295,8 @@ def render_issue(facts: IssueFacts, who: Identity) -> str:
         md_code(program),
         "",
         f"{'Reduced' if facts.reduced else 'Checked'} by {facts.versions}; "
-        f"{'preserved' if facts.reduced else 'its'} signature: `{' '.join(facts.signature.split())}`.",
+        f"{'preserved' if facts.reduced else 'its'} signature: `{' '.join(facts.signature.split())}`."
+        + (f" It fails on {facts.platform}." if facts.platform and facts.platform != DEFAULT_PLATFORM else ""),
         "",
         "## The error",
         "",
@@ -374,7 +376,7 @@ def _gathered(program: str, name: str, folder: str, sandbox: Sandbox, outcome: O
         title=title_of(outcome, error), program=program, versions=versions,
         signature=signature, error=tail(error, ERROR_LINES, ERROR_CHARS), exit_status=status,
         environment_info=with_info[0] if with_info else "", environment=relevant_environment(os.environ),
-        config_updates=config_updates(program), command=command, **more,
+        config_updates=config_updates(program), command=command, platform=outcome.platform_fact, **more,
     )
 
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from reducer.program.files import write_atomically
-from reducer.program.provenance import Provenance
+from reducer.program.provenance import DEFAULT_PLATFORM, Provenance
 from reducer.reports.records import Bucket, FileRecord, Report
 
 
@@ -66,6 +66,19 @@ def provenance_lines(provenance: Provenance) -> list[tuple[str, str]]:
     return rows
 
 
+def platforms(report: Report) -> str:
+    """Where the files' originals computed, when that is anything but one CPU device: "gpu: NVIDIA H200 x 1
+    (12 files)" ("" otherwise). Candidates of each file were held to its original's platform."""
+    counts: dict[str, int] = {}
+    for record in report.files:
+        fact = record.outcome.platform_fact if record.outcome is not None else ""
+        if fact:
+            counts[fact] = counts.get(fact, 0) + 1
+    if set(counts) <= {DEFAULT_PLATFORM}:
+        return ""
+    return ", ".join(f"{fact} ({n} file{'s' if n != 1 else ''})" for fact, n in sorted(counts.items()))
+
+
 def with_provenance(report: Report) -> list[FileRecord]:
     return [record for record in report.files if record.provenance is not None]
 
@@ -88,6 +101,8 @@ def md_code(source: str) -> str:
 
 def render_markdown(report: Report) -> str:
     lines = [f"# {md_cell(title(report))}", "", summary_line(report), ""]
+    if platforms(report):
+        lines += [f"Platform: {md_cell(platforms(report))}.", ""]
     if report.mode == "reduce" and report.out:
         lines += [f"Reduced programs are in `{md_cell(report.out)}`, at the same relative paths.", ""]
     lines += md_provenance(report)
@@ -226,6 +241,7 @@ def render_html(report: Report) -> str:
         f"<meta name=\"viewport\" content=\"width=device-width\"><title>{esc(title(report))}</title>"
         f"<style>{_CSS}</style></head><body>"
         f"<h1>{esc(title(report))}</h1><p id=\"summary\">{esc(summary_line(report))}</p>{out}"
+        + (f"<p id=\"platform\">Platform: {esc(platforms(report))}.</p>" if platforms(report) else "") +
         f"<p>Created {esc(report.created)}.</p>{html_provenance(report)}"
         "<h2>Buckets</h2>"
         + (f"<table id=\"buckets\"><thead><tr><th>#</th><th>files</th><th>signature</th><th>representative</th>"

@@ -294,3 +294,40 @@ def test_with_cuda_here_a_candidate_may_make_unix_sockets_and_still_no_other_loc
     monkeypatch.delenv(DEVICE_ROOT_ENV)
     assert run_once(FreshExecutor(sandbox=policy), source, 120).message == "none"
     assert not any("Unix" in gap for gap in policy.unprotected())
+
+
+def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_on_one_cpu(tmp_path, monkeypatch):
+    """Four host devices (XLA_FLAGS, passed through to candidates): the reduced program's header, the
+    triage report (Markdown, HTML, JSON) and issue.md name the platform; one CPU device is what any plain
+    `python` gives, and the header stays as it was."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from reducer.api import reduce
+
+    root = Path(__file__).resolve().parents[2]
+    folder = tmp_path / "programs"
+    folder.mkdir()
+    source = "import jax.numpy as jnp\nscale = 2.0\nx = jnp.ones((2, 3)) * scale\ny = jnp.ones((4, 3))\nprint(x @ y)\n"
+    (folder / "prog.py").write_text(source)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
+    result = reduce(str(folder / "prog.py"), output=str(tmp_path / "out.py"), jobs=1)
+    assert "\n# platform: cpu: cpu x 4\n" in result.source and result.original.platform_fact == "cpu: cpu x 4"
+    from reducer.reports.issue import write_issue
+
+    issue = Path(write_issue(result, command=["jax-reduce", "prog.py", "--issue"]))
+    assert "`. It fails on cpu: cpu x 4.\n" in issue.read_text()
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-m", "reducer.cli", "triage", str(folder), "-o", str(tmp_path / "t"),
+                           "--jobs", "1", "-q"], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "\nPlatform: cpu: cpu x 4 (1 file).\n" in (tmp_path / "t" / "report.md").read_text()
+    assert '<p id="platform">Platform: cpu: cpu x 4 (1 file).</p>' in (tmp_path / "t" / "report.html").read_text()
+    (record,) = json.loads((tmp_path / "t" / "report.json").read_text())["files"]
+    assert (record["outcome"]["platform"], record["outcome"]["devices"]) == ("cpu", 4)
+    assert (folder / "prog.py").read_text() == source
+    monkeypatch.delenv("XLA_FLAGS")
+    plain = reduce(source, jobs=1)
+    assert "# platform:" not in plain.source and plain.original.platform_fact == "cpu: cpu x 1"
