@@ -43,6 +43,15 @@ _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGHUP, signal
 MAX_RSS_BYTES = 6 << 30  # a runner that has grown past this is replaced (memory is not given back to the OS)
 
 
+_BACKEND_ENV = ("XLA_", "JAX_PLATFORM", "JAX_NUM_CPU_DEVICES", "JAX_CUDA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+                "TPU_", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+
+
+def _backend_settings(environ: Any) -> dict[str, str]:
+    """The variables that choose a backend's platform, devices and flags when it starts."""
+    return {k: v for k, v in environ.items() if k.startswith(_BACKEND_ENV)}
+
+
 def patches_modules(source: str) -> bool:
     """Whether a candidate visibly patches modules or the interpreter: it then runs in its own fork."""
     if any(word in source for word in ("setattr", "sys.modules", "builtins", "__dict__", "delattr")):
@@ -187,7 +196,12 @@ class Snapshot:
         sys.setprofile(None)
         os.chdir(self.cwd)
         os.umask(self.umask)
+        reasons = []
         if os.environ != self.environ:
+            if jaxcompat.backend_started() and _backend_settings(os.environ) != _backend_settings(self.environ):
+                # Its backend may have started under the candidate's settings (XLA_FLAGS's device count):
+                # every later candidate here would compute there.
+                reasons.append("the backend may have started under other JAX/XLA settings")
             os.environ.clear()
             os.environ.update(self.environ)
         tempfile.tempdir = None
@@ -205,7 +219,7 @@ class Snapshot:
         np.random.set_state(self.numpy_random_state)
         self._drop_program_modules([workdir] + ([program_dir] if program_dir else []))
         _close_files_under(workdir)
-        return self._restore_config() + self._dirt()
+        return reasons + self._restore_config() + self._dirt()
 
     def _drop_program_modules(self, directories: list[str]) -> None:
         # Modules from the program's own directory (preloaded by the zygote or imported by the candidate)

@@ -17,6 +17,7 @@ import io
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import socket
@@ -53,6 +54,7 @@ def top_level_imports(source: str) -> list[str]:
 
 
 ENVIRONMENT_NAMES = frozenset({"environ", "environb", "putenv", "unsetenv"})
+_ENVIRONMENT_WORD = re.compile(r"\b(?:" + "|".join(sorted(ENVIRONMENT_NAMES)) + r")\b")
 
 
 def needs_fresh_interpreter(source: str) -> bool:
@@ -70,7 +72,10 @@ def needs_fresh_interpreter(source: str) -> bool:
     for token in tokens:
         if token.type == tokenize.NAME and token.string in ENVIRONMENT_NAMES:
             return True
-        if token.type == tokenize.STRING and token.string.strip("'\"rRbBuU") in ENVIRONMENT_NAMES:
+        # A string that names one as a word: getattr(os, "environ"), or a whole program in a string (the
+        # value-capture and lowering envelopes run the program's text with exec: found on a program that
+        # sets XLA_FLAGS, whose captures started four-device backends on warm runners).
+        if token.type == tokenize.STRING and _ENVIRONMENT_WORD.search(token.string):
             return True
     return False
 

@@ -331,3 +331,48 @@ def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_o
     monkeypatch.delenv("XLA_FLAGS")
     plain = reduce(source, jobs=1)
     assert "# platform:" not in plain.source and plain.original.platform_fact == "cpu: cpu x 1"
+
+
+def test_a_candidate_that_sets_its_device_count_gets_it_on_a_warm_pool_and_the_next_one_does_not():
+    """A runner's backend, once started, stays warm for the next candidate: a candidate that sets XLA_FLAGS
+    itself must not run there (the pool sends it to a fresh interpreter), and one that no longer sets it
+    must not inherit the devices of one that did."""
+    from reducer.execution.pool import PoolExecutor
+
+    sets = ("import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=4'\n" + COMPUTES)
+    pool = PoolExecutor(1)
+    try:
+        facts = [pool.run(source, 120, threading.Event()).platform_fact for source in (COMPUTES, sets, COMPUTES, sets)]
+    finally:
+        pool.close()
+    assert facts == ["cpu: cpu x 1", "cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 4"]
+    assert [run_once(FreshExecutor(), s, 120).platform_fact for s in (COMPUTES, sets)] == ["cpu: cpu x 1", "cpu: cpu x 4"]
+
+
+def test_a_program_run_inside_a_capture_envelope_that_sets_its_devices_leaves_no_backend_behind():
+    """Found on a four-device program (benchmarks/corpus/78): the value-capture envelope runs the program's
+    text with exec, so the pool did not see its XLA_FLAGS, and the capture started a four-device backend on
+    a warm runner; later candidates that no longer set XLA_FLAGS computed there, were accepted, and a fresh
+    interpreter disagreed. Such a string now sends the run to a fresh interpreter, and a runner whose
+    candidate changed the backend's settings retires (here: a spelling no check can see)."""
+    from reducer.execution.pool import PoolExecutor, needs_fresh_interpreter
+    from reprokit.values import envelope
+
+    sets = "import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=4'\n" + COMPUTES
+    assert needs_fresh_interpreter(envelope(sets)) and needs_fresh_interpreter(lowering_envelope(sets))
+    assert not needs_fresh_interpreter("print('the environment')\n" + COMPUTES)
+    hidden = ("import os\ngetattr(os, 'envi' + 'ron')['XLA_FLAGS'] = '--xla_force_host_platform_device_count=4'\n"
+              + COMPUTES)
+    assert not needs_fresh_interpreter(hidden)
+    pool = PoolExecutor(1)
+    try:
+        facts = [pool.run(source, 120, threading.Event()).platform_fact for source in (hidden, COMPUTES, COMPUTES)]
+    finally:
+        pool.close()
+    assert facts == ["cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 1"]
+
+
+def lowering_envelope(source: str) -> str:
+    from reprokit.lowering import envelope
+
+    return envelope(source)
