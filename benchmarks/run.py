@@ -63,8 +63,8 @@ class Row:
         return self.tokens_after / self.minimal_tokens
 
 
-def programs(only: list[str]) -> list[Path]:
-    found = sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
+def programs(only: list[str], corpus: Path = CORPUS) -> list[Path]:
+    found = sorted(p for p in corpus.glob("*.py") if not p.name.endswith(".min.py"))
     return [p for p in found if not only or any(p.name.startswith(o) or o in p.name for o in only)]
 
 
@@ -221,6 +221,9 @@ def commit() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*", default=[], help="program name prefixes or substrings")
+    parser.add_argument("--corpus", type=Path, default=CORPUS,
+                        help="the programs (NAME.py beside NAME.min.py): benchmarks/corpus/ (tuning) or "
+                             "benchmarks/heldout/ (held out: measured, never tuned on)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--skip-fresh", action="store_true", help="skip the fresh-interpreter comparison")
     parser.add_argument("--skip-baseline", action="store_true", help="skip the line ddmin baseline")
@@ -237,7 +240,7 @@ def main() -> None:
     start = time.perf_counter()
     earlier = {r["name"]: r for r in json.loads(Path(args.baselines).read_text())} if args.baselines else {}
     rows: list[Row] = []
-    chosen = programs(args.only)
+    chosen = programs(args.only, args.corpus)
     for path in chosen:
         print(path.name, flush=True)
         rows.append(measure(path, args, earlier))
