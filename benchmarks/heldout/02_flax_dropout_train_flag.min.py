@@ -1,0 +1,9 @@
+import jax
+
+
+@jax.jit
+def train_step(training):
+    return not training
+
+
+train_step(True)

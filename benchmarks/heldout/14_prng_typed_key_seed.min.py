@@ -1,0 +1,3 @@
+import jax
+
+jax.random.PRNGKey(jax.random.key(0))
