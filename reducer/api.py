@@ -20,6 +20,7 @@ import libcst as cst
 
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
+from reducer.execution.environment import prelude
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.judging.checks import INITIAL_TIMEOUT, InputError, derive_timeout, run_once
@@ -248,9 +249,11 @@ def _as_merged(original: Outcome, modules: tuple[str, ...]) -> Outcome:
 def _start_pool(program: Program, setup: Setup, merged: str | None, cache_dir: str) -> PoolExecutor:
     # The merged program imports no local module: preloading the originals' would run them in every worker.
     preload = top_level_imports(merged if merged is not None else program.source)
+    found = prelude(merged if merged is not None else program.source)
     try:
         return PoolExecutor(setup.options.jobs, sys_path=program.directory, preload=preload,
-                            memory_mb=setup.options.memory_mb, sandbox=setup.sandbox, cache_dir=cache_dir)
+                            memory_mb=setup.options.memory_mb, sandbox=setup.sandbox, cache_dir=cache_dir,
+                            prelude=found[0] if found is not None else None)
     except BaseException:
         if cache_dir:
             shutil.rmtree(cache_dir, ignore_errors=True)  # no pool took it over

@@ -6,18 +6,17 @@ imports and never starts the JAX backend itself. It runs candidates on a warm *r
 in place, with their state undone in between (:mod:`reducer.execution.isolation`), or each in a child of its own;
 either way nothing leaks from one candidate to the next, and a candidate that hangs, crashes or kills its
 process costs a fork, not an interpreter start. Candidates that set environment variables (which jax reads
-at import time, already past in a zygote) run in a fresh interpreter instead.
+when the backend starts) run in a fresh interpreter instead, unless they set exactly the program's
+environment prelude, which the workers started with (:mod:`reducer.execution.environment`).
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
-import io
 import json
 import os
 import queue
-import re
 import shutil
 import signal
 import socket
@@ -26,7 +25,6 @@ import sys
 import tempfile
 import threading
 import time
-import tokenize
 
 from multiprocess.connection import Connection, wait
 
@@ -36,6 +34,7 @@ from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
 )
 from reducer.execution.accelerators import memory_share_env
+from reducer.execution.environment import Prelude, needs_fresh_interpreter
 from reducer.execution.runner import candidate_env
 from reducer.execution.sandbox import Sandbox
 from reducer.execution.zygote import BASE_PRELOAD
@@ -51,33 +50,6 @@ def top_level_imports(source: str) -> list[str]:
         return pysource.imported_modules(source, anywhere=False)
     except (SyntaxError, ValueError):
         return []
-
-
-ENVIRONMENT_NAMES = frozenset({"environ", "environb", "putenv", "unsetenv"})
-_ENVIRONMENT_WORD = re.compile(r"\b(?:" + "|".join(sorted(ENVIRONMENT_NAMES)) + r")\b")
-
-
-def needs_fresh_interpreter(source: str) -> bool:
-    """Whether a candidate may change what jax reads at import time (env vars), so a zygote can't run it.
-
-    Judged on names (and strings that are just such a name, for ``getattr``), never on comments or longer
-    words: a comment about "the environment" sent every candidate of a program to a fresh interpreter.
-    """
-    if not any(name in source for name in ENVIRONMENT_NAMES):
-        return False  # tokenizing is the slow part of this check, made before every candidate
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return any(name in source for name in ENVIRONMENT_NAMES)  # cannot tell: the cautious answer
-    for token in tokens:
-        if token.type == tokenize.NAME and token.string in ENVIRONMENT_NAMES:
-            return True
-        # A string that names one as a word: getattr(os, "environ"), or a whole program in a string (the
-        # value-capture and lowering envelopes run the program's text with exec: found on a program that
-        # sets XLA_FLAGS, whose captures started four-device backends on warm runners).
-        if token.type == tokenize.STRING and _ENVIRONMENT_WORD.search(token.string):
-            return True
-    return False
 
 
 _ZYGOTE_BOOTSTRAP = (
@@ -121,8 +93,11 @@ class PoolExecutor:
 
     def __init__(self, jobs: int, *, sys_path: str = "", preload: list[str] | None = None, memory_mb: int = 0,
                  share_compilations: bool = True, in_place: bool = True, sandbox: Sandbox | None = None,
-                 cache_dir: str | None = None):
+                 cache_dir: str | None = None, prelude: Prelude | None = None):
         self.sys_path = sys_path
+        # The program's environment prelude (reducer.execution.environment): its workers start with these
+        # variables set, so candidates that set exactly them run warm.
+        self.prelude = dict(prelude or {})
         self.sandbox = sandbox if sandbox is not None else Sandbox.for_machine(memory_mb=memory_mb)
         # Without a sandbox, --memory-limit is an address-space cap in a child per candidate (the old way).
         self.memory_mb = 0 if self.sandbox.enabled else memory_mb
@@ -150,6 +125,7 @@ class PoolExecutor:
                 self.sys_path, self.cache_dir, self.sandbox.to_json()]
         env = candidate_env()
         env.update(memory_share_env())  # runners computing at once on one accelerator each get a share
+        env.update(self.prelude)
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
@@ -218,7 +194,7 @@ class PoolExecutor:
 
     def run_program(self, source: str, timeout: float, cancel: threading.Event, sys_path: str,
                     check: bytes | None, writes_cache: bool = False, cpu_budget: float = 0.0) -> Outcome:
-        if needs_fresh_interpreter(source):
+        if needs_fresh_interpreter(source, self.prelude):
             self.stats.fresh_fallbacks += 1
             return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
         job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache, cpu_budget)

@@ -376,3 +376,27 @@ def lowering_envelope(source: str) -> str:
     from reprokit.lowering import envelope
 
     return envelope(source)
+
+
+def test_candidates_that_set_the_programs_device_count_run_warm_on_workers_started_with_it():
+    """A program that sets XLA_FLAGS in its first lines (its environment prelude): the pool's workers start
+    with it set, so candidates that keep exactly that prelude run warm (every candidate of such a program
+    went to a fresh interpreter: 469 s for corpus program 78), and candidates without it, or setting
+    something else, still run fresh, each computing where a fresh interpreter would."""
+    from reducer.execution.environment import prelude
+    from reducer.execution.pool import PoolExecutor
+
+    flags = "--xla_force_host_platform_device_count=4"
+    sets = f"import os\nos.environ['XLA_FLAGS'] = {flags!r}\n" + COMPUTES
+    other = sets.replace("=4", "=2")
+    later = COMPUTES + f"import os\nos.environ['XLA_FLAGS'] = {flags!r}\n"
+    program_prelude, rest = prelude(sets)
+    assert program_prelude == {"XLA_FLAGS": flags} and rest == COMPUTES
+    assert prelude(later) == ({}, later)
+    pool = PoolExecutor(1, prelude=program_prelude)
+    try:
+        facts = [pool.run(source, 120, threading.Event()).platform_fact for source in (sets, COMPUTES, other, sets)]
+    finally:
+        pool.close()
+    assert facts == ["cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 2", "cpu: cpu x 4"]
+    assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (2, 2)

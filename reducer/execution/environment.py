@@ -1,0 +1,121 @@
+"""What a candidate does to the process environment, which jax and XLA read when the backend starts.
+
+A warm runner's backend starts once, under the runner's environment, so a candidate that sets variables
+(``XLA_FLAGS``'s host device count, ``JAX_PLATFORMS``) cannot run there: it would compute where the runner's
+backend is, not where a fresh interpreter's would be. The one exception is a program's **environment
+prelude**: leading top-level statements that set variables to constant strings before anything else runs
+(``import os; os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"``). A pool can start its
+workers with those variables set; a candidate whose prelude sets exactly them, and that touches the
+environment nowhere else, then runs warm, and one without them runs in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+import tokenize
+
+from reprokit import pysource
+
+ENVIRONMENT_NAMES = frozenset({"environ", "environb", "putenv", "unsetenv"})
+_ENVIRONMENT_WORD = re.compile(r"\b(?:" + "|".join(sorted(ENVIRONMENT_NAMES)) + r")\b")
+Prelude = dict[str, str]  # the variables a program's prelude sets, in order
+
+
+def touches_environment(source: str) -> bool:
+    """Whether ``source`` may change the process environment.
+
+    Judged on names (and strings that name one as a word), never on comments or longer words: a comment about
+    "the environment" once sent every candidate of a program to a fresh interpreter.
+    """
+    if not any(name in source for name in ENVIRONMENT_NAMES):
+        return False  # tokenizing is the slow part of this check, made before every candidate
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return True  # cannot tell: the cautious answer
+    for token in tokens:
+        if token.type == tokenize.NAME and token.string in ENVIRONMENT_NAMES:
+            return True
+        # A string that names one as a word: getattr(os, "environ"), or a whole program in a string (the
+        # value-capture and lowering envelopes run the program's text with exec: found on a program that
+        # sets XLA_FLAGS, whose captures started four-device backends on warm runners).
+        if token.type == tokenize.STRING and _ENVIRONMENT_WORD.search(token.string):
+            return True
+    return False
+
+
+def prelude(source: str) -> tuple[Prelude, str] | None:
+    """(the variables ``source``'s environment prelude sets, the source after it); None when it has no
+    readable prelude (a syntax error, or a setting that is not a constant string)."""
+    try:
+        tree = pysource.parse(source)
+    except SyntaxError:
+        return None
+    settings: Prelude = {}
+    end = 0
+    for node in tree.body:
+        found = _setting(node)
+        if found is None:
+            if not _harmless(node):
+                break
+        elif found == ():
+            return None  # sets the environment in a way not read here
+        else:
+            settings.update([found])
+        end = node.end_lineno or end
+    if not settings:
+        return {}, source
+    return settings, "".join(source.splitlines(keepends=True)[end:])
+
+
+def needs_fresh_interpreter(source: str, program_prelude: Prelude | None = None) -> bool:
+    """Whether a candidate must run in a fresh interpreter rather than on a pool whose workers started with
+    ``program_prelude``'s variables set: it touches the environment other than by exactly that prelude, or
+    it lacks the prelude that the workers' backends started under."""
+    if not touches_environment(source):
+        return bool(program_prelude)
+    if not program_prelude:
+        return True
+    found = prelude(source)
+    return found is None or found[0] != program_prelude or touches_environment(found[1])
+
+
+def _harmless(node: ast.stmt) -> bool:
+    """A docstring, or an import of a module other than jax's (which would start reading the environment)."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return True
+    if isinstance(node, ast.Import):
+        return all(not alias.name.split(".")[0].startswith(("jax", "flax", "optax")) for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return not (node.module or "").split(".")[0].startswith(("jax", "flax", "optax")) and node.level == 0
+    return False
+
+
+def _setting(node: ast.stmt) -> tuple[str, str] | tuple[()] | None:
+    """``os.environ["K"] = "V"`` or ``os.environ.setdefault("K", "V")``: ("K", "V"); another statement that
+    touches the environment: (); one that does not: None."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if isinstance(target, ast.Subscript) and _is_environ(target.value):
+            key, value = _constant(target.slice), _constant(node.value)
+            return (key, value) if key is not None and value is not None else ()
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        if (isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and _is_environ(call.func.value)
+                and len(call.args) == 2 and not call.keywords):
+            key, value = _constant(call.args[0]), _constant(call.args[1])
+            # What it leaves there: the user's own value wins, in a fresh interpreter as on the pool.
+            return (key, os.environ.get(key, value)) if key is not None and value is not None else ()
+    return () if touches_environment(ast.unparse(node)) else None
+
+
+def _is_environ(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) \
+        and node.value.id == "os"
+
+
+def _constant(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
