@@ -17,6 +17,7 @@ import dataclasses
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import socket
@@ -74,6 +75,7 @@ class PoolStats:
     started: int = 0  # workers started (including restarts)
     restarts: int = 0  # workers that died and were replaced
     fresh_fallbacks: int = 0  # candidates sent to a fresh interpreter (they set environment variables)
+    reruns_alone: int = 0  # candidates out of device memory on a runner's share, rerun with the whole device
     in_place: int = 0  # candidates run on a warm runner
     runners: int = 0  # runners forked
     own_child: int = 0  # candidates forked a child of their own
@@ -88,6 +90,15 @@ class PoolStats:
         self.retired.update(how.retired)
 
 
+_DEVICE_OOM = re.compile(r"RESOURCE_EXHAUSTED: Out of memory", re.IGNORECASE)
+
+
+def out_of_device_memory(outcome: Outcome) -> bool:
+    """Whether a run failed because XLA could not allocate device memory (``RESOURCE_EXHAUSTED: Out of memory
+    while trying to allocate ...``)."""
+    return outcome.failed and bool(_DEVICE_OOM.search(f"{outcome.message}\n{outcome.stderr_tail}"))
+
+
 class PoolExecutor:
     """Runs candidates on ``jobs`` warm zygote workers; an :class:`~reducer.execution.fresh.Executor`."""
 
@@ -98,6 +109,10 @@ class PoolExecutor:
         # The program's environment prelude (reducer.execution.environment): its workers start with these
         # variables set, so candidates that set exactly them run warm.
         self.prelude = dict(prelude or {})
+        # Where an accelerator is here, each runner gets a fixed share of its memory (accelerators.py), and a
+        # candidate that runs out of it is rerun alone with the whole device before it is judged.
+        self.memory_share = memory_share_env()
+        self._alone = threading.Lock()
         self.sandbox = sandbox if sandbox is not None else Sandbox.for_machine(memory_mb=memory_mb)
         # Without a sandbox, --memory-limit is an address-space cap in a child per candidate (the old way).
         self.memory_mb = 0 if self.sandbox.enabled else memory_mb
@@ -124,7 +139,7 @@ class PoolExecutor:
         argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), json.dumps(preload),
                 self.sys_path, self.cache_dir, self.sandbox.to_json()]
         env = candidate_env()
-        env.update(memory_share_env())  # runners computing at once on one accelerator each get a share
+        env.update(self.memory_share)  # runners computing at once on one accelerator each get a share
         env.update(self.prelude)
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
@@ -198,6 +213,12 @@ class PoolExecutor:
             self.stats.fresh_fallbacks += 1
             return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
         job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache, cpu_budget)
+        outcome = self._run_warm(job, cancel)
+        if self.memory_share and out_of_device_memory(outcome):
+            return self._rerun_alone(source, timeout, cancel, sys_path, check)
+        return outcome
+
+    def _run_warm(self, job: Job, cancel: threading.Event) -> Outcome:
         for _ in range(SETUP_TRIES):  # a run whose sandbox could not be set up ran nothing: never judged
             worker = self._take_idle()
             try:
@@ -215,6 +236,24 @@ class PoolExecutor:
             if not setup_failed(outcome):
                 return outcome
         raise setup_refused(outcome)
+
+    def _rerun_alone(self, source: str, timeout: float, cancel: threading.Event, sys_path: str,
+                     check: bytes | None) -> Outcome:
+        """Run a candidate that ran out of its runner's share of device memory again, in a fresh interpreter
+        with JAX's own allocator settings, while no worker holds device memory: every worker is taken (the
+        candidates in flight finish first) and replaced, which ends its runners and so frees what their
+        backends hold. The pool's share then never decides a verdict."""
+        with self._alone:
+            with self._lock:
+                count = len(self._all)
+            taken = [self._take_idle() for _ in range(count)]
+            try:
+                taken = [self._replace(worker) for worker in taken]
+                self.stats.reruns_alone += 1
+                return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
+            finally:
+                for worker in taken:
+                    self._idle.put(worker)
 
     def _take_idle(self) -> _Worker:
         """The next idle worker; Cancelled once the pool is closed, also for a thread that was waiting (a run

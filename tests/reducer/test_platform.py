@@ -400,3 +400,38 @@ def test_candidates_that_set_the_programs_device_count_run_warm_on_workers_start
         pool.close()
     assert facts == ["cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 2", "cpu: cpu x 4"]
     assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (2, 2)
+
+
+def test_a_candidate_out_of_its_runners_device_memory_is_rerun_alone_with_the_whole_device(nvidia_gpu):
+    """Runners sharing an accelerator each get a fixed share of its memory; a candidate that runs out of it
+    (XLA's RESOURCE_EXHAUSTED) is rerun in a fresh interpreter with JAX's own allocator settings while no
+    runner holds device memory, and that run is the verdict. Here the runner's share is what the candidate
+    reads (no device memory on a CPU machine), and an error that comes back alone is kept as it is."""
+    from reducer.execution.pool import PoolExecutor
+
+    oom = "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes."
+    on_the_share = ("import os\nimport jax.numpy as jnp\nif os.getenv('XLA_PYTHON_CLIENT_MEM_FRACTION'):\n"
+                    f"    raise RuntimeError({oom!r})\njnp.ones(3) + jnp.ones(4)\n")
+    always = f"import jax.numpy as jnp\njnp.ones(3)\nraise RuntimeError({oom!r})\n"
+    pool = PoolExecutor(2)
+    try:
+        assert pool.memory_share == {"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.225"}
+        first = pool.run(on_the_share, 120, threading.Event())
+        second = pool.run(always, 120, threading.Event())
+        assert (first.exc_type, second.exc_type, second.message) == ("TypeError", "RuntimeError", oom)
+        assert pool.stats.reruns_alone == 2
+        assert pool.run(COMPUTES, 120, threading.Event()).exc_type == "TypeError"  # the pool works on
+    finally:
+        pool.close()
+
+
+def test_without_an_accelerator_an_out_of_memory_error_is_judged_where_it_ran():
+    from reducer.execution.pool import PoolExecutor
+
+    always = "import jax.numpy as jnp\njnp.ones(3)\nraise RuntimeError('RESOURCE_EXHAUSTED: Out of memory')\n"
+    pool = PoolExecutor(1)
+    try:
+        assert pool.memory_share == {} and pool.run(always, 120, threading.Event()).exc_type == "RuntimeError"
+        assert pool.stats.reruns_alone == 0
+    finally:
+        pool.close()
