@@ -1,0 +1,6 @@
+# Reduced by jax-reduce 0.1.0, jax 0.10.2, jaxlib 0.10.2, numpy 2.4.6, Python 3.11.7
+# input sha256 d8dde22ffb4ab0b07a779809f978a438ee79a6cb77dd180827f83cb728c71df3
+# signature: TypeError: grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got int32. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True. @ jax._src.api._check_input_dtype_revderiv
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax
+jax.grad(lambda *_: None, argnums=1)({}, 0)
