@@ -151,7 +151,8 @@ def test_each_file_carries_its_provenance(batch, writable):
     reduced = [r for r in batch.report.files if r.status is Status.REDUCED]
     for record in reduced:
         prov = record.provenance
-        assert prov == provenance_of((batch.root / record.path).read_text(), options, record.signature)
+        assert prov == provenance_of((batch.root / record.path).read_text(), options, record.signature,
+                                     platform=record.outcome.platform_fact)
         assert prov.input_sha256 == record.sha256
         assert (batch.out / record.path).read_text().startswith(prov.header())  # as the output's header says
         assert manifest[record.path]["record"]["provenance"] == prov.to_json()  # a resumed file keeps it

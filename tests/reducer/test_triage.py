@@ -52,7 +52,8 @@ def test_failing_files_carry_their_provenance(triaged, writable):
     root, _, report, _ = triaged
     options = Options.of(jobs=2, allow_write=(str(writable),))
     for record in report.files:
-        expected = (provenance_of((root / record.path).read_text(), options, record.signature)
+        expected = (provenance_of((root / record.path).read_text(), options, record.signature,
+                                  platform=record.outcome.platform_fact)
                     if record.status is Status.FAILING else None)
         assert record.provenance == expected, record.path
     assert report.shared_provenance() == next(r.provenance for r in report.files if r.provenance)
