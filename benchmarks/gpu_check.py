@@ -1,6 +1,6 @@
 """The GPU check of issue 33: one run, at most about six minutes, on a machine with an accelerator.
 
-    python3 benchmarks/gpu_check.py --out DIR [--extra DIR] [--budget SECONDS]
+    python3 benchmarks/gpu_check.py --out DIR [--extra DIR] [--budget SECONDS] [--carried-site DIR]
 
 Runs the reducer from this checkout (no install needed: libcst, multiprocess and dill may come from carried
 wheels on PYTHONPATH) on the programs in benchmarks/gpu/ and, with --extra, on the programs in another folder
@@ -231,8 +231,16 @@ def main() -> None:
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--extra", type=Path, help="a folder holding which_platform.py and compute_then_fail.py")
     parser.add_argument("--budget", type=float, default=340.0, help="seconds for the whole check")
+    parser.add_argument("--carried-site", type=Path,
+                        help="a folder of carried wheels' packages (pip install --target): named in a .pth file of "
+                             "this interpreter's site-packages, so that every process sees them, also the tests "
+                             "that set PYTHONPATH themselves (a lent, throwaway machine only)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.carried_site:
+        import site
+
+        Path(site.getsitepackages()[0], "_carried_wheels.pth").write_text(f"{args.carried_site.resolve()}\n")
     Check(args.out, args.budget).main(args.extra)
 
 
