@@ -48,6 +48,8 @@ class Row:
     tests: int = 0  # candidates run, speculative ones included (depends on --jobs and timing)
     decided: int = 0  # candidates whose verdict the search used (the same for every --jobs)
     seconds: float = 0.0
+    run_seconds: float = 0.0  # one fresh run of the original (its first check)
+    search_seconds: float = 0.0  # the passes' own seconds; the rest is fixed cost (checks, pool, confirmation)
     kept_signature: bool = False
     disagreements: int = 0  # accepted programs a fresh interpreter did not confirm (the pool's goal is 0)
     passes: dict[str, int] = dataclasses.field(default_factory=dict)  # tokens removed per pass
@@ -113,6 +115,7 @@ def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     row.tokens_after, row.tests, row.seconds = result.tokens_after, result.tests, result.seconds
     row.disagreements = result.disagreements
     row.decided = sum(p.tests for p in result.passes)
+    row.run_seconds, row.search_seconds = result.original.seconds, sum(p.seconds for p in result.passes)
     row.passes = {p.name: p.tokens_removed for p in result.passes}
     row.kept_signature = keeps_signature(result.source, path, result.original, Signature())
     print(f"  jax-reduce: {row.tokens_before} -> {row.tokens_after} tokens (minimal {row.minimal_tokens}), "
@@ -157,15 +160,16 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
                           f"`{' '.join(['python'] + sys.argv)}`, {wall / 60:.0f} minutes in all.", "",
                           *baseline_report(rows)])
     pass_names = sorted({name for row in rows for name in row.passes})
-    head = ["program", "tokens", "minimal", "reduced", "ratio", "decided tests", "tests run", "seconds", "sig kept",
-            "disagree"]
+    head = ["program", "tokens", "minimal", "reduced", "ratio", "decided tests", "tests run", "seconds", "run s",
+            "fixed s", "sig kept", "disagree"]
     head += [f"-{name}" for name in pass_names]
     head += ["fresh s", "pool speed-up", "ddmin tokens", "ddmin tests", "ddmin syntax rej.", "ddmin s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         speedup = r.fresh_seconds / r.seconds if r.fresh_seconds else None
         cells = [r.name, str(r.tokens_before), str(r.minimal_tokens), str(r.tokens_after), f"{r.ratio:.1f}x",
-                 str(r.decided), str(r.tests), f"{r.seconds:.0f}", "yes" if r.kept_signature else "NO", str(r.disagreements)]
+                 str(r.decided), str(r.tests), f"{r.seconds:.0f}", f"{r.run_seconds:.1f}",
+                 f"{r.seconds - r.search_seconds:.1f}", "yes" if r.kept_signature else "NO", str(r.disagreements)]
         cells += [str(r.passes.get(name, 0)) for name in pass_names]
         cells += [fmt(r.fresh_seconds, ".0f"), fmt(speedup, ".1f") + ("x" if speedup else ""),
                   fmt(r.ddmin_tokens_after), fmt(r.ddmin_tests), fmt(r.ddmin_syntax_rejects),
@@ -178,6 +182,8 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         f"- final size / minimal: {spread(ratios, '.2f', 'x')}; above 2x: {sum(x > 2 for x in ratios)} of {len(rows)}",
         f"- decided tests per program: {spread([r.decided for r in rows], '.0f')}; seconds per program: "
         f"{spread([r.seconds for r in rows], '.0f', ' s')}",
+        f"- fixed cost (seconds minus the passes' own) / one fresh run of the original: "
+        f"{spread([(r.seconds - r.search_seconds) / r.run_seconds for r in rows if r.run_seconds], '.1f', 'x')}",
         f"- jax-reduce: {sum(r.decided for r in rows)} decided tests ({sum(r.tests for r in rows)} run), "
         f"{sum(r.seconds for r in rows):.0f}s in all",
     ]
@@ -206,7 +212,9 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         "",
         "Columns: `tokens`/`reduced`/`minimal` count Python tokens (no comments, newlines, indents); `ratio` is "
         "reduced/minimal; `decided tests` counts candidates whose verdict the search used (the same for every "
-        "--jobs; the cost measure), `tests run` every candidate run, speculative ones included; `disagree` counts accepted programs that the final fresh-interpreter check did not "
+        "--jobs; the cost measure), `tests run` every candidate run, speculative ones included; `run s` is one fresh "
+        "run of the original, `fixed s` the seconds outside the passes (the original's checks, the pool's start, "
+        "the final confirmation); `disagree` counts accepted programs that the final fresh-interpreter check did not "
         "confirm (the result then falls back to the newest confirmed one); `-pass` is tokens removed by that pass; `fresh s` is the same reduction with a fresh "
         "interpreter per candidate (`--no-pool`); `ddmin` is plain line-based ddmin on the same warm-pool "
         "oracle, one candidate at a time, with uncompilable candidates rejected without a run.",
