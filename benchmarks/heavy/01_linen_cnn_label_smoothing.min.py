@@ -1,0 +1,2 @@
+import jax.numpy as jnp
+jnp.ones((2, 11)) * jnp.ones((2, 10))
