@@ -1,0 +1,7 @@
+# Reduced by jax-reduce 0.1.0, jax 0.10.2, jaxlib 0.10.2, numpy 2.4.6, Python 3.11.7
+# input sha256 9392e445ba637e969ac31ad5f657a001ff0324a366c4d3d83d591dbf5d57ec01
+# signature: TypeError: scan body function carry input and carry output must have equal types, but they differ: @ jax._src.lax.control_flow.loops._check_carry_type [jax.lax.scan()]
+# options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
+import jax.numpy as jnp
+from jax import lax
+lax.scan(lambda *_: (1.0, 1.0), jnp.int32(0), length=0)
