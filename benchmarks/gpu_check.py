@@ -11,8 +11,8 @@ measured. benchmarks/gpu-results.md records what such runs showed.
 Steps, most important first: the machine and versions; whether installing jax-reduce would change any
 package already there; each program run plainly (its error, where it computed); then reductions with the
 sandbox on: which platform the result failed on, tests, seconds, the per-test cost on the GPU against the
-CPU on the same program, the default --jobs against --jobs 1 (the same bytes, no candidate lost to the
-runners' device-memory share), and --platform auto (CPU first) against the accelerator alone.
+CPU on the same program, and the default --jobs against --jobs 1 (the same bytes, no candidate lost to the
+runners' device-memory share); then the hostile suite. CPU-first (--platform auto) is not built yet.
 """
 
 from __future__ import annotations
