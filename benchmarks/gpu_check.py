@@ -193,6 +193,7 @@ class Check:
         self.reduce(mine[0], f"{mine[0].stem} (default --jobs)", unsandboxed, 75)
         if compute:
             self.reduce(compute, "compute_then_fail (default --jobs)", unsandboxed, 90)
+            self.reduce(compute, "compute_then_fail --jobs 1", ["--jobs", "1", *unsandboxed], 90)
         self.reduce(EXAMPLE, "train_mlp on the accelerator --jobs 2", ["--jobs", "2", *unsandboxed], 90)
         self.reduce(EXAMPLE, "train_mlp on the CPU --jobs 2", ["--jobs", "2", *unsandboxed], 90,
                     env={"JAX_PLATFORMS": "cpu"})
