@@ -101,8 +101,8 @@ def md_code(source: str) -> str:
 
 def render_markdown(report: Report) -> str:
     lines = [f"# {md_cell(title(report))}", "", summary_line(report), ""]
-    if platforms(report):
-        lines += [f"Platform: {md_cell(platforms(report))}.", ""]
+    if where := platforms(report):
+        lines += [f"Platform: {md_cell(where)}.", ""]
     if report.mode == "reduce" and report.out:
         lines += [f"Reduced programs are in `{md_cell(report.out)}`, at the same relative paths.", ""]
     lines += md_provenance(report)
@@ -241,7 +241,7 @@ def render_html(report: Report) -> str:
         f"<meta name=\"viewport\" content=\"width=device-width\"><title>{esc(title(report))}</title>"
         f"<style>{_CSS}</style></head><body>"
         f"<h1>{esc(title(report))}</h1><p id=\"summary\">{esc(summary_line(report))}</p>{out}"
-        + (f"<p id=\"platform\">Platform: {esc(platforms(report))}.</p>" if platforms(report) else "") +
+        + (f"<p id=\"platform\">Platform: {esc(where)}.</p>" if (where := platforms(report)) else "") +
         f"<p>Created {esc(report.created)}.</p>{html_provenance(report)}"
         "<h2>Buckets</h2>"
         + (f"<table id=\"buckets\"><thead><tr><th>#</th><th>files</th><th>signature</th><th>representative</th>"
