@@ -6,9 +6,11 @@ Imported by candidate processes (through the sandbox's Landlock rules): the stan
 
 from __future__ import annotations
 
+import functools
 import glob
 import importlib.util
 import os
+import subprocess
 
 DEVICE_ROOT_ENV = "JAX_REDUCE_DEVICE_ROOT"  # tests: a directory whose files stand in for /dev's
 # The device files an accelerator's runtime writes, by JAX's name for its backend (found on an H200 by
@@ -24,10 +26,14 @@ ACCELERATOR_DEVICES = {
 # on an H200 by leaving the sandbox's protections out one at a time: benchmarks/gpu-results.md).
 AF_UNIX = 1
 RUNTIME_SOCKETS: dict[str, tuple[int, ...]] = {"cuda": (AF_UNIX,)}
-# Runners that share one device: each gets this share of its memory. Fixed, never derived from --jobs, so
-# that what fits in a runner (and so every verdict) is the same for every --jobs.
+# Runners that share one device, each with an equal share of its memory: one per RUNNER_MEMORY of the
+# smallest device, at least one and at most RUNNERS_PER_DEVICE (4 where the memory is not known). A fact of
+# the machine, never derived from --jobs, so that what fits in a runner (and so every verdict) is the same
+# for every --jobs. Every runner sees every device (a sharded program needs them all), so more devices do
+# not make room for more runners.
 RUNNERS_PER_DEVICE = 4
-MEMORY_SHARE = f"{0.9 / RUNNERS_PER_DEVICE:.3f}"  # of the device's memory, leaving the runtime its own tenth
+RUNNER_MEMORY = 8 * 2**30
+USABLE = 0.9  # of a device's memory shared among runners, leaving the runtime its own tenth
 # The user's own settings of JAX's device allocator, which the pool never overrides.
 ALLOCATOR_ENV = ("XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_ALLOCATOR")
 
@@ -108,10 +114,62 @@ def memory_share_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     environ = os.environ if environ is None else environ
     if not accelerator_devices() or any(name in environ for name in ALLOCATOR_ENV):
         return {}
-    return {"XLA_PYTHON_CLIENT_MEM_FRACTION": MEMORY_SHARE}
+    if environ.get("JAX_PLATFORMS", "").split(",")[0].strip() == "cpu":
+        return {}  # runners that compute on the CPU (--platform cpu, a search on the CPU first) hold no device
+    return {"XLA_PYTHON_CLIENT_MEM_FRACTION": memory_share()}
+
+
+def memory_share() -> str:
+    """The fraction of a device's memory each runner gets (JAX's XLA_PYTHON_CLIENT_MEM_FRACTION)."""
+    return f"{USABLE / runners_per_device():.3f}"
+
+
+def runners_per_device() -> int:
+    memory = device_memory()
+    if memory is None:
+        return RUNNERS_PER_DEVICE
+    return max(1, min(RUNNERS_PER_DEVICE, memory // RUNNER_MEMORY))
+
+
+def device_memory() -> int | None:
+    """The smallest memory of the accelerators here, in bytes, read without starting a backend (``nvidia-smi``
+    for CUDA, sysfs for ROCm); None where none is here or it cannot be read (TPUs: runners get the default).
+    Read once per process and device folder (every Options() asks)."""
+    return _device_memory(device_root(), os.environ.get("PATH", ""))
+
+
+@functools.cache
+def _device_memory(root: str, path: str) -> int | None:
+    found = accelerator_devices()
+    sizes: list[int] = []
+    if "cuda" in found:
+        sizes += [size * 2**20 for size in _nvidia_smi_memory_mib()]
+    if "rocm" in found:
+        sizes += [size for size in (_read_int(path) for path in glob.glob(SYSFS_VRAM)) if size]
+    return min(sizes) if sizes else None
+
+
+SYSFS_VRAM = "/sys/class/drm/card*/device/mem_info_vram_total"  # bytes, one file per AMD GPU
+
+
+def _nvidia_smi_memory_mib() -> list[int]:
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [int(line) for line in done.stdout.split() if line.isdigit()] if done.returncode == 0 else []
+
+
+def _read_int(path: str) -> int:
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return 0
 
 
 def default_jobs(cores: int) -> int:
     """Candidates at once by default: one per core on a CPU; where an accelerator is here, the runners that
     share its device (its memory, not the cores, is what runs out)."""
-    return min(cores, RUNNERS_PER_DEVICE) if accelerator_devices() else cores
+    return min(cores, runners_per_device()) if accelerator_devices() else cores

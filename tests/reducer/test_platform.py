@@ -435,3 +435,24 @@ def test_without_an_accelerator_an_out_of_memory_error_is_judged_where_it_ran():
         assert pool.stats.reruns_alone == 0
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("mib,runners,share", [("81559\n81559", 4, "0.225"), ("16384", 2, "0.450"),
+                                               ("24576\n12288", 1, "0.900"), ("", 4, "0.225")])
+def test_runners_per_device_and_their_share_come_from_the_smallest_devices_memory(nvidia_gpu, tmp_path,
+                                                                                  monkeypatch, mib, runners, share):
+    """One runner per 8 GiB of the smallest GPU, 1 to 4, read from nvidia-smi (a stand-in the test writes on
+    PATH; without an answer, the default 4); --jobs defaults to that, whatever the cores."""
+    from reducer.execution import accelerators
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    smi = tools / "nvidia-smi"
+    smi.write_text(f"#!/bin/sh\n[ \"$1\" = --query-gpu=memory.total ] || exit 9\nprintf '{mib}\\n'\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    for name in accelerators.ALLOCATOR_ENV:
+        monkeypatch.delenv(name, raising=False)
+    assert accelerators.runners_per_device() == runners
+    assert accelerators.memory_share_env({}) == {"XLA_PYTHON_CLIENT_MEM_FRACTION": share}
+    assert accelerators.default_jobs(16) == runners and accelerators.default_jobs(1) == 1
