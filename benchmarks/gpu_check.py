@@ -11,8 +11,10 @@ measured. benchmarks/gpu-results.md records what such runs showed.
 Steps, most important first: the machine and versions; whether installing jax-reduce would change any
 package already there; each program run plainly (its error, where it computed); then reductions with the
 sandbox on: which platform the result failed on, tests, seconds, the per-test cost on the GPU against the
-CPU on the same program, and the default --jobs against --jobs 1 (the same bytes, no candidate lost to the
-runners' device-memory share); then the hostile suite. CPU-first (--platform auto) is not built yet.
+CPU on the same program (--platform gpu against JAX_PLATFORMS=cpu), the default --platform auto against
+--platform gpu (a program failing on both platforms: auto searches on the CPU first and confirms on the GPU),
+and the default --jobs against --jobs 1 (the same bytes, no candidate lost to the runners' device-memory
+share); then the hostile suite.
 """
 
 from __future__ import annotations
@@ -172,7 +174,7 @@ class Check:
                     per_test_ms=round(1000 * search_s / tests, 1) if tests else None,
                     tokens=[result.get("tokens_before"), result.get("tokens_after")],
                     timeouts=result.get("timeouts"), disagreements=result.get("disagreements"),
-                    platform_search=result.get("platform_search"), platform_confirm=result.get("platform_confirm"),
+                    placement=result.get("placement"),
                     source=result.get("source", "")[-2500:], summary=err[-1200:])
         return result
 
@@ -194,7 +196,10 @@ class Check:
         if compute:
             self.reduce(compute, "compute_then_fail (default --jobs)", unsandboxed, 90)
             self.reduce(compute, "compute_then_fail --jobs 1", ["--jobs", "1", *unsandboxed], 90)
-        self.reduce(EXAMPLE, "train_mlp on the accelerator --jobs 2", ["--jobs", "2", *unsandboxed], 90)
+        # train_mlp fails the same way on both platforms: auto searches it on the CPU first.
+        self.reduce(EXAMPLE, "train_mlp --platform auto (CPU first) --jobs 2", ["--jobs", "2", *unsandboxed], 90)
+        self.reduce(EXAMPLE, "train_mlp --platform gpu --jobs 2", ["--jobs", "2", "--platform", "gpu", *unsandboxed],
+                    90)
         self.reduce(EXAMPLE, "train_mlp on the CPU --jobs 2", ["--jobs", "2", *unsandboxed], 90,
                     env={"JAX_PLATFORMS": "cpu"})
         if which:

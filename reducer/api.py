@@ -28,7 +28,7 @@ from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
 from reducer.judging.judge import Judge
 from reducer.judging.observe import Lowerer, Observer
-from reducer.judging.oracle import Oracle
+from reducer.judging.oracle import Oracle, OracleStats
 from reducer.options import Options, Setup
 from reducer.program.files import NewestWriter, Program, check_output, default_output, read_program
 from reducer.program.interrupts import interrupted
@@ -36,6 +36,7 @@ from reducer.program.merge import Merge, merge_program
 from reducer.program.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
 from reducer.search.lowering import Lowering
+from reducer.search.placement import Checkpoint, Placement, PlacementStats
 from reducer.search.passes import observing, tracing
 from reducer.search.size import count_lines, count_tokens
 
@@ -65,6 +66,7 @@ class Result:
     provenance: Provenance | None = None  # what the result was made from; its header starts ``source``
     sandbox: str = ""  # what contained the candidates (Sandbox.describe())
     merged: str = ""  # for a program importing local modules: whether they were merged into one file, and why
+    placement: str = ""  # where the search ran when not where the original failed (CPU first), and how it went
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -133,9 +135,9 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
     check_output(program, output)
     with _keeper(output) as keep:
         merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
-        with judged(program, setup, workers, merge) as judge:
+        with judged(program, setup, workers, merge) as judge, cpu_first(program, setup, judge) as cpu:
             keep(judge.source)
-            reduction, oracle = search(judge.source, judge, options, keep, on_progress)
+            reduction, stats, placement = search(judge.source, judge, options, keep, on_progress, cpu)
         index, disagreements = judge.confirm(reduction.history)
         final = reduction.history[index]
         signature = judge.criterion.describe(judge.original)
@@ -147,10 +149,11 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
         original=judge.original, source=result, provenance=provenance,
         tokens_before=count_tokens(judge.source), tokens_after=count_tokens(final),
         lines_before=count_lines(judge.source), lines_after=count_lines(final),
-        tests=oracle.stats.tests, cache_hits=oracle.stats.cache_hits, seconds=time.perf_counter() - started,
-        timeouts=oracle.stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
+        tests=stats.tests, cache_hits=stats.cache_hits, seconds=time.perf_counter() - started,
+        timeouts=stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
         sandbox=setup.sandbox.describe(), merged=judge.merged,
+        placement=placement.describe() if placement is not None else "",
     )
 
 
@@ -184,14 +187,16 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
     for how long candidates run; the workers this starts are closed on exit. With a ``merge`` of the
     program's local modules, the merged program is run too and replaces the original if it fails the same way."""
     options, judge = setup.options, setup.judge
-    fresh = FreshExecutor(sys_path=program.directory, check=setup.criterion.check, sandbox=setup.sandbox)
+    fresh = FreshExecutor(sys_path=program.directory, check=setup.criterion.check, sandbox=setup.sandbox,
+                          env=options.platform_env())
     owned = workers is None and options.pool
     # The first fresh run fills the new pool's compilation cache, so the workers' own runs of the original
     # (warm_limits) load what it compiled instead of compiling it again.
     cache_dir = new_cache_directory(fresh.sandbox) if owned else ""
     filler = dataclasses.replace(fresh, fills_cache=cache_dir) if cache_dir else None
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
-        started = starter.submit(_start_pool, program, setup, merge.source, cache_dir) if owned else None
+        started = (starter.submit(_start_pool, program, setup, merge.source, cache_dir, options.platform_env())
+                   if owned else None)
         try:
             original = judge.check_original(program.source, fresh, options.timeout or INITIAL_TIMEOUT, program.name,
                                             filler=filler)
@@ -246,14 +251,15 @@ def _as_merged(original: Outcome, modules: tuple[str, ...]) -> Outcome:
     return dataclasses.replace(original, **changes)
 
 
-def _start_pool(program: Program, setup: Setup, merged: str | None, cache_dir: str) -> PoolExecutor:
+def _start_pool(program: Program, setup: Setup, merged: str | None, cache_dir: str,
+                env: dict[str, str]) -> PoolExecutor:
     # The merged program imports no local module: preloading the originals' would run them in every worker.
     preload = top_level_imports(merged if merged is not None else program.source)
     found = prelude(merged if merged is not None else program.source)
     try:
         return PoolExecutor(setup.options.jobs, sys_path=program.directory, preload=preload,
                             memory_mb=setup.options.memory_mb, sandbox=setup.sandbox, cache_dir=cache_dir,
-                            prelude=found[0] if found is not None else None)
+                            prelude=found[0] if found is not None else None, env=env)
     except BaseException:
         if cache_dir:
             shutil.rmtree(cache_dir, ignore_errors=True)  # no pool took it over
@@ -281,7 +287,7 @@ def _decide(program: Program, setup: Setup, original: Outcome, fresh: FreshExecu
     # A user's run shows the error as Python prints it, which a predicate or a coin toss cannot be judged by.
     as_user = None if criterion.check is not None or options.flaky is not None else FreshExecutor(
         sys_path=program.directory, as_user=True, filename=os.path.basename(program.path or "repro.py"),
-        sandbox=setup.sandbox)
+        sandbox=setup.sandbox, env=fresh.env)
     if options.flaky is not None:
         executor = Repeated(executor, criterion, original, options.flaky)
         confirming = Repeated(fresh, criterion, original, options.flaky)
@@ -289,32 +295,95 @@ def _decide(program: Program, setup: Setup, original: Outcome, fresh: FreshExecu
 
 
 def search(source: str, judge: Decided, options: Options, keep: Callable[[str], None],
-           on_progress: Callable[[Progress], None] | None) -> tuple[Reduction, Oracle]:
-    """Run the passes to a fixpoint; every accepted program goes to ``keep``."""
-    oracle = Oracle(judge.executor, judge.criterion, judge.original, timeout=judge.timeout, jobs=options.jobs)
+           on_progress: Callable[[Progress], None] | None,
+           cpu: Decided | None = None) -> tuple[Reduction, OracleStats, PlacementStats | None]:
+    """Run the passes to a fixpoint; every accepted program goes to ``keep``. With ``cpu`` (the original fails
+    the same way on the CPU, see :func:`cpu_first`) the search runs there and is confirmed on the original's
+    platform at checkpoints (:mod:`reducer.search.placement`)."""
+    here = cpu if cpu is not None else judge
+    oracle = Oracle(here.executor, here.criterion, here.original, timeout=here.timeout, jobs=options.jobs)
+    reference = Oracle(judge.executor, judge.criterion, judge.original, timeout=judge.timeout,
+                       jobs=options.jobs) if cpu is not None else None
 
     def lines_of(program: str) -> tuple[int, ...] | None:
         """Where ``program`` failed, from a run already made: the oracle's, or the original's check."""
-        outcome = judge.original if program == source else oracle.outcome_of(program)
+        outcome = here.original if program == source else oracle.outcome_of(program)
         return outcome.lines if outcome is not None else None
 
     # Capture runs for the passes that learn from values go where candidates go, with their timeout; a flaky
     # program's values are no fact about it, so those passes get none.
-    observe = Observer(judge.executor, judge.timeout) if options.flaky is None else None
+    observe = Observer(here.executor, here.timeout) if options.flaky is None else None
     passes = observing(tracing(options.pass_list(), lines_of), observe)
+    placement = None
     try:
         reduction = Reduction(source, oracle, passes, on_accept=keep, on_progress=on_progress)
         # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does; a warm
         # worker imported jax already, and tracking through the public APIs there loses calls.
         lowering = None if options.passes is not None or options.flaky is not None else Lowering(
-            Lowerer(judge.fresh, judge.fresh_timeout), oracle, passes, on_progress)
-        # First on the program as it is (a Flax candidate compiles the model, the repro's candidates little);
-        # then, if the repro did not fail alike, once more at the structural fixpoint, on a smaller program.
-        if lowering is None or not lowering(reduction):
-            reduction.run(at_structure_fixpoint=lowering)
+            Lowerer(here.fresh, here.fresh_timeout), oracle, passes, on_progress)
+
+        def run(at_pass_end: Checkpoint | None = None) -> None:
+            # First on the program as it is (a Flax candidate compiles the model, the repro's candidates
+            # little); then, if the repro did not fail alike, once more at the structural fixpoint.
+            if lowering is None or not lowering(reduction):
+                reduction.run(at_structure_fixpoint=lowering, at_pass_end=at_pass_end)
+
+        if reference is None:
+            run()
+        else:
+            placement = Placement(reference, PlacementStats(here.original.platform_fact,
+                                                            judge.original.platform_fact))
+            placement.run(reduction, run)
     finally:
         oracle.close()
-    return reduction, oracle
+        if reference is not None:
+            reference.close()
+    return reduction, _sum(oracle.stats, reference.stats if reference is not None else None), \
+        placement.stats if placement is not None else None
+
+
+def _sum(first: OracleStats, second: OracleStats | None) -> OracleStats:
+    if second is None:
+        return first
+    return OracleStats(**{f.name: getattr(first, f.name) + getattr(second, f.name)
+                          for f in dataclasses.fields(OracleStats)})
+
+
+CPU_ONLY = {"JAX_PLATFORMS": "cpu"}
+
+
+@contextlib.contextmanager
+def cpu_first(program: Program, setup: Setup, decided: Decided) -> Iterator[Decided | None]:
+    """Where the search runs on the CPU instead of the accelerator the original failed on: when
+    ``--platform auto`` and the original also fails on the CPU the same way apart from the platform (one
+    fresh run there, while a CPU pool starts), the CPU's :class:`Decided`, else None. A flaky program's
+    verdicts need N of M runs wherever they run, which checkpoints do not repeat: it stays where it failed."""
+    options, original = setup.options, decided.original
+    if options.platform != "auto" or original.platform in ("", "cpu") or options.flaky is not None:
+        yield None
+        return
+    here = dataclasses.replace(program, source=decided.source)
+    fresh = FreshExecutor(sys_path=program.directory, check=setup.criterion.check, sandbox=setup.sandbox,
+                          env=CPU_ONLY)
+    with cf.ThreadPoolExecutor(max_workers=1) as starter:
+        started = starter.submit(_start_pool, here, setup, None, "", CPU_ONLY) if options.pool else None
+        try:
+            outcome = run_once(fresh, here.source, decided.fresh_timeout)
+        except BaseException:
+            if started is not None:
+                started.result().close()
+            raise
+        pool = started.result() if started is not None else None
+    try:
+        as_cpu = dataclasses.replace(original, platform=outcome.platform, device=outcome.device,
+                                     devices=outcome.devices)
+        if outcome.platform != "cpu" or not setup.criterion.same(as_cpu, outcome):
+            yield None
+        else:
+            yield dataclasses.replace(_decide(here, setup, outcome, fresh, pool), source=here.source)
+    finally:
+        if pool is not None:
+            pool.close()
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from reducer.api import InputError, Result, reduce
 from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import SandboxError, SandboxWarning, warn_once
 from reducer.judging.signature import Level, Signature
-from reducer.options import Options
+from reducer.options import PLATFORMS, Options
 from reducer.program.files import default_output, same_file
 from reducer.reports.issue import write_issue
 from reducer.reports.records import Report
@@ -82,6 +82,10 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
     parser.add_argument("--flaky", metavar="N/M", default=None,
                         help="for programs that fail only sometimes: a program counts as failing the same way when "
                              "at least N of M runs do (e.g. 2/3); without it, every check run must agree")
+    parser.add_argument("--platform", choices=PLATFORMS, default="auto",
+                        help="where candidates compute: auto (default) where the program fails, searching on the "
+                             "CPU first when it fails the same way there and confirming where it failed; or a "
+                             "platform by name (JAX_PLATFORMS for every run)")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="for a directory: run its files on a Dask cluster, tcp://HOST:PORT of its scheduler, or "
                              "local:N to start N worker processes here (default: $DASK_SCHEDULER_ADDRESS if set; "
@@ -121,7 +125,7 @@ def options_from(args: argparse.Namespace) -> Options:
     return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
                       pool=warm_pool_supported() if args.pool is None else args.pool,
                       memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky,
-                      sandbox=args.sandbox, allow_write=tuple(args.allow_write))
+                      sandbox=args.sandbox, allow_write=tuple(args.allow_write), platform=args.platform)
 
 
 class ProgressLine:
@@ -162,6 +166,8 @@ def summary(result: Result) -> str:
     ]
     if result.original.platform:  # where the original computed; candidates were held to the same
         lines.insert(1, f"platform:  {result.original.platform_fact}")
+    if result.placement:
+        lines.insert(2, f"search:    {result.placement}")
     if result.merged:
         lines.append(f"modules:   {result.merged}")
     if result.flaky:

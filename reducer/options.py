@@ -20,6 +20,9 @@ from reducer.search.passes import default_passes
 from reducer.search.passes.base import Pass
 
 
+PLATFORMS = ("auto", "cpu", "gpu", "tpu")  # --platform's choices; "gpu" is JAX's alias for cuda and rocm
+
+
 def default_jobs() -> int:
     """One per core; where an accelerator is here, the runners that share its device (execution.accelerators)."""
     return accelerators.default_jobs(os.cpu_count() or 1)
@@ -39,6 +42,9 @@ class Options:
     sandbox: bool = True  # contain candidates (reducer.execution.sandbox); False: --no-sandbox
     allow_write: tuple[str, ...] = ()  # directories candidates may also write (--allow-write)
     flaky: Flaky | None = None  # accept a program when N of M runs fail the same way; None: every run must
+    # Where candidates compute: "auto" where the original failed (searching on the CPU first when the
+    # original fails the same way there, see reducer.search.placement), or JAX's platform by name.
+    platform: str = "auto"
 
     def __post_init__(self) -> None:
         if self.jobs < 1:
@@ -50,6 +56,8 @@ class Options:
                              "use pool=False (--no-pool): candidates then run in fresh interpreters")
         if self.memory_mb < 0:
             raise ValueError("memory_mb must not be negative")
+        if self.platform not in PLATFORMS:
+            raise ValueError(f"platform must be one of {', '.join(PLATFORMS)}, not {self.platform!r}")
         for directory in self.allow_write:
             if not os.path.isdir(directory):
                 raise ValueError(f"allow_write: {directory} is not a directory")
@@ -92,6 +100,11 @@ class Options:
         side_by_side = self.jobs if sandbox.enabled and not sandbox.allow_write else 1
         return Setup(self, sandbox, Judge(Criterion.of(self.signature, self.interesting), self.flaky, side_by_side))
 
+    def platform_env(self) -> dict[str, str]:
+        """What every run of this reduction adds to its environment: ``JAX_PLATFORMS`` for a named platform
+        (it overrides the user's own setting, as the option is the later word), nothing for ``auto``."""
+        return {} if self.platform == "auto" else {"JAX_PLATFORMS": self.platform}
+
     def memory_cap_mb(self) -> int:
         """The memory cap each candidate actually gets, in MiB (0: none), as the sandbox sizes it (never from
         ``jobs``)."""
@@ -112,6 +125,9 @@ class Options:
             "sandbox": self.sandbox,
             "allow_write": list(self.allow_write),  # a list, as it comes back from a manifest's JSON
             "flaky": str(self.flaky) if self.flaky else None,
+            # A named platform only: "auto" runs where the program runs, as before the option existed, so
+            # results' headers and batch manifests made before it stay the same.
+            **({"platform": self.platform} if self.platform != "auto" else {}),
         }
 
 

@@ -183,10 +183,12 @@ class WarmPool(distributed.WorkerPlugin):
 
     name = PLUGIN
 
-    def __init__(self, jobs: int, memory_mb: int = 0, preload: tuple[str, ...] = (), size: int = 0):
+    def __init__(self, jobs: int, memory_mb: int = 0, preload: tuple[str, ...] = (), size: int = 0,
+                 env: tuple[tuple[str, str], ...] = ()):
         self.jobs = jobs
         self.memory_mb = memory_mb
         self.preload = preload
+        self.env = dict(env)  # Options.platform_env: where the pool's candidates compute
         self.size = size  # 0: from the worker's nthreads and memory_limit
         self.starting: cf.Future[PoolExecutor] | None = None  # these three are set up on the worker
         self.borrowers = 0
@@ -199,7 +201,8 @@ class WarmPool(distributed.WorkerPlugin):
 
         def start() -> None:
             try:
-                future.set_result(PoolExecutor(size, preload=list(self.preload), memory_mb=self.memory_mb))
+                future.set_result(PoolExecutor(size, preload=list(self.preload), memory_mb=self.memory_mb,
+                                                env=self.env))
             except BaseException as err:  # noqa: BLE001 - handed to the tasks that wait for the pool
                 future.set_exception(err)
         threading.Thread(target=start, name="jax-reduce-pool-start", daemon=True).start()
@@ -406,7 +409,8 @@ def run_files(client: distributed.Client, root: Path, shipments: list[Shipment],
     preload = tuple(dict.fromkeys(name for s in shipments for name in top_level_imports(
         s.files[0][1].decode("utf-8", "replace"))))
     plugin = f"{PLUGIN}-{run}"  # one per batch: batches sharing a cluster keep their own pools
-    client.register_plugin(WarmPool(options.jobs, options.memory_mb, preload), name=plugin)
+    client.register_plugin(WarmPool(options.jobs, options.memory_mb, preload,
+                                     env=tuple(options.platform_env().items())), name=plugin)
     pending: dict[distributed.Future, Shipment] = {}
     deaths: dict[str, int] = {}
 

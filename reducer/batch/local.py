@@ -30,7 +30,8 @@ class LocalRunner:
         if self.owned is None:
             imports = [name for task in tasks for name in top_level_imports(task.data.decode("utf-8", "replace"))]
             self.owned = PoolExecutor(self.options.jobs, preload=list(dict.fromkeys(imports)),
-                                      memory_mb=self.options.memory_mb, sandbox=self.policy)
+                                      memory_mb=self.options.memory_mb, sandbox=self.policy,
+                                      env=self.options.platform_env())
         return self.owned
 
     def run(self, tasks: Sequence[Task], sink: Sink) -> None:
@@ -44,8 +45,8 @@ class LocalRunner:
         triage = [task.rel for task in tasks if task.mode == "triage"]
         if triage:
             def executor(sys_path: str) -> Executor:
-                return pool.program(sys_path) if pool is not None else FreshExecutor(sys_path=sys_path,
-                                                                                      sandbox=self.policy)
+                return pool.program(sys_path) if pool is not None else FreshExecutor(
+                    sys_path=sys_path, sandbox=self.policy, env=self.options.platform_env())
             with cf.ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="triage") as threads:
                 futures = [threads.submit(triage_file, self.root, rel, executor, self.options) for rel in triage]
                 for future in cf.as_completed(futures):

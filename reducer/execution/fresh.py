@@ -134,6 +134,9 @@ class FreshExecutor:
     # A warm pool's compilation cache (pool.new_cache_directory) that these runs fill, as the original's first
     # run on a worker would: only for the user's unmodified program, never a candidate ("": none).
     fills_cache: str = ""
+    # Added to every run's environment: where it computes (Options.platform_env, or the CPU of a search that
+    # runs there first), after the user's own settings and before the program's.
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         # A run whose sandbox could not be set up ran nothing: its end says nothing about the program, so it
@@ -158,10 +161,11 @@ class FreshExecutor:
             # The user's own environment (JAX's traceback filtering, JAX_* flags), without the tracker's switch.
             env = {k: v for k, v in os.environ.items() if k not in TRACKER_ENV}
             env.update(self.sandbox.user_run_env(str(workdir)))
+            env.update(self.env)
             argv = [self.python, "-c", _AS_USER, PACKAGE_ROOT, name, str(result), self.sys_path]
         else:
             # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
-            env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir)})
+            env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir), **self.env})
             argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
         sandbox = self.sandbox
         if self.fills_cache:

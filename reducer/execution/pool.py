@@ -104,14 +104,16 @@ class PoolExecutor:
 
     def __init__(self, jobs: int, *, sys_path: str = "", preload: list[str] | None = None, memory_mb: int = 0,
                  share_compilations: bool = True, in_place: bool = True, sandbox: Sandbox | None = None,
-                 cache_dir: str | None = None, prelude: Prelude | None = None):
+                 cache_dir: str | None = None, prelude: Prelude | None = None, env: dict[str, str] | None = None):
         self.sys_path = sys_path
+        # Added to the workers' environment (and to fresh interpreters the pool starts): where they compute.
+        self.env = dict(env or {})
         # The program's environment prelude (reducer.execution.environment): its workers start with these
         # variables set, so candidates that set exactly them run warm.
         self.prelude = dict(prelude or {})
         # Where an accelerator is here, each runner gets a fixed share of its memory (accelerators.py), and a
         # candidate that runs out of it is rerun alone with the whole device before it is judged.
-        self.memory_share = memory_share_env()
+        self.memory_share = memory_share_env({**os.environ, **self.env})
         self._alone = threading.Lock()
         self.sandbox = sandbox if sandbox is not None else Sandbox.for_machine(memory_mb=memory_mb)
         # Without a sandbox, --memory-limit is an address-space cap in a child per candidate (the old way).
@@ -140,6 +142,7 @@ class PoolExecutor:
                 self.sys_path, self.cache_dir, self.sandbox.to_json()]
         env = candidate_env()
         env.update(self.memory_share)  # runners computing at once on one accelerator each get a share
+        env.update(self.env)
         env.update(self.prelude)
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
@@ -211,7 +214,7 @@ class PoolExecutor:
                     check: bytes | None, writes_cache: bool = False, cpu_budget: float = 0.0) -> Outcome:
         if needs_fresh_interpreter(source, self.prelude):
             self.stats.fresh_fallbacks += 1
-            return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
+            return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox, env=self.env).run(source, timeout, cancel)
         job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache, cpu_budget)
         outcome = self._run_warm(job, cancel)
         if self.memory_share and out_of_device_memory(outcome):
@@ -250,7 +253,7 @@ class PoolExecutor:
             try:
                 taken = [self._replace(worker) for worker in taken]
                 self.stats.reruns_alone += 1
-                return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox).run(source, timeout, cancel)
+                return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox, env=self.env).run(source, timeout, cancel)
             finally:
                 for worker in taken:
                     self._idle.put(worker)

@@ -85,6 +85,7 @@ def check_original(
         first = started[0].result()
         check_not_denied(first, executor, name)
         check_no_fallback(first, name)
+        check_platform_started(first, executor, name)
         if flaky is None:
             check_first_run(first, criterion, timeout, name)
         started += [runs.run(executor, source, timeout) for _ in range(count - len(started))]
@@ -137,6 +138,15 @@ def check_no_fallback(first: Outcome, name: str) -> None:
         f"computed on {first.platform_fact} instead, so a reduction would reduce that platform's failure. If "
         f"the sandbox keeps the device out, pass --no-sandbox; to reduce on {first.platform} on purpose, set "
         f"JAX_PLATFORMS={first.platform}", "platform")
+
+
+def check_platform_started(first: Outcome, executor: Executor, name: str) -> None:
+    """InputError if the platform that --platform named could not start: that error is JAX's set-up, not the
+    program's failure, and reducing it would reduce nothing of the user's."""
+    platforms = (getattr(executor, "env", None) or {}).get("JAX_PLATFORMS")
+    if platforms and first.exc_type == "RuntimeError" and first.message.startswith("Unable to initialize backend"):
+        raise InputError(f"--platform {platforms}: JAX cannot start that platform here ({first.first_line}); "
+                         "pass --platform auto to run where the program runs", "platform")
 
 
 def check_first_run(first: Outcome, criterion: Criterion, timeout: float, name: str) -> None:

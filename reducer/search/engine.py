@@ -233,12 +233,25 @@ class Reduction:
         stats = self.stats[pass_.name]
         return stats.tokens_removed / max(1, stats.tests)
 
-    def run(self, at_structure_fixpoint: Callable[[Reduction], bool] | None = None) -> str:
+    def restart_from(self, program: str, oracle: Oracle) -> None:
+        """Go back to ``program``, an accepted one, and judge with ``oracle`` from now on: the programs
+        accepted after it leave the history (a search on the CPU whose checkpoint on the original's platform
+        failed continues there, reducer.search.placement)."""
+        index = len(self.history) - 1 - self.history[::-1].index(program)
+        del self.history[index + 1:]
+        self.module, self.best, self.best_size = cst.parse_module(program), program, Size.of(program)
+        self.oracle = oracle
+        self.on_accept(program)
+        self._report()
+
+    def run(self, at_structure_fixpoint: Callable[[Reduction], bool] | None = None,
+            at_pass_end: Callable[[Reduction], bool] | None = None) -> str:
         """Run the passes until none of them can shrink the program any more.
 
         ``at_structure_fixpoint`` is called once, when the passes other than the late ones first stop making
         progress; when it returns True (it has taken another reduction's result, see :meth:`continue_with`)
-        the search ends there.
+        the search ends there. ``at_pass_end`` is called after every pass that made the program smaller;
+        when it returns False the search ends there.
 
         Passes marked ``late`` (those that shrink values rather than remove code, whose edits are many and
         mostly on code a structural pass would delete anyway) wait until the others reach a fixpoint. The
@@ -262,6 +275,8 @@ class Reduction:
                     continue
                 if self.run_pass(pass_):
                     progress = True
+                    if at_pass_end is not None and not at_pass_end(self):
+                        return self.best
                 else:
                     failed_on[pass_.name] = self.best
             if not progress and everyone and late:
