@@ -141,3 +141,35 @@ def test_a_search_whose_checkpoints_all_confirm_stays_on_the_cpu():
     assert stats.describe() == (f"searched on cpu: cpu x 1, confirmed on gpu: stand-in x 1 at checkpoints "
                                 f"({stats.confirmed} of {stats.checkpoints} confirmed)")
     assert reduction.oracle is not reference
+
+
+def test_the_api_searches_on_the_cpu_first_only_for_an_original_that_computed_on_an_accelerator(tmp_path):
+    """The api's own steps (judged, cpu_first, search) on a real program. Nothing here computes on a GPU, so
+    the original is made to say it did: the CPU run fails the same way apart from the platform, the search
+    runs on a CPU pool, and no checkpoint can confirm (the "GPU" runs compute on the CPU), so the search moves
+    to the original's platform at once and ends with the original unchanged."""
+    import dataclasses
+
+    from reducer.api import CPU_ONLY, cpu_first, judged, search
+    from reducer.program.files import read_program
+
+    path = tmp_path / "small.py"
+    path.write_text(SMALL)
+    program, setup = read_program(str(path)), Options.of(jobs=2).resolve()
+    with judged(program, setup, None) as decided:
+        with cpu_first(program, setup, decided) as cpu:
+            assert cpu is None  # it computed on the CPU: nothing to move
+        gpu = dataclasses.replace(decided, original=dataclasses.replace(decided.original, platform="gpu",
+                                                                       device="stand-in"))
+        with cpu_first(program, dataclasses.replace(setup, options=dataclasses.replace(setup.options,
+                                                                                        platform="cpu")), gpu) as cpu:
+            assert cpu is None  # a named platform: no CPU first
+        with cpu_first(program, setup, gpu) as cpu:
+            assert cpu is not None and cpu.original.platform_fact == "cpu: cpu x 1"
+            assert cpu.original.exc_type == decided.original.exc_type and cpu.fresh.env == CPU_ONLY
+            reduction, stats, placement = search(gpu.source, gpu, setup.options, lambda best: None, None, cpu)
+    assert placement is not None and placement.searched_on == "cpu: cpu x 1"
+    assert placement.confirmed_on == "gpu: stand-in x 1"
+    assert placement.checkpoints == 1 and placement.confirmed == 0 and placement.moved_after is not None
+    assert reduction.best == SMALL and reduction.history == [SMALL]
+    assert stats.tests > placement.moved_after  # the tests on both platforms are counted
