@@ -23,8 +23,9 @@ from reducer.judging.signature import Level, Signature
 from reducer.options import PLATFORMS, Options
 from reducer.program.files import default_output, same_file
 from reducer.reports.issue import write_issue
+from reducer.reports.live import LiveView
 from reducer.reports.records import Report
-from reducer.search.engine import MIXED, PassStats, Progress
+from reducer.search.engine import MIXED, PassStats
 from reprokit import jaxcompat
 
 EXIT_OK = 0
@@ -128,28 +129,6 @@ def options_from(args: argparse.Namespace) -> Options:
                       sandbox=args.sandbox, allow_write=tuple(args.allow_write), platform=args.platform)
 
 
-class ProgressLine:
-    """A single self-overwriting status line on a terminal; silent elsewhere."""
-
-    def __init__(self, stream: TextIO, enabled: bool):
-        self.stream = stream
-        self.enabled = enabled and stream.isatty()
-        self.width = 0
-
-    def __call__(self, progress: Progress) -> None:
-        if not self.enabled:
-            return
-        text = f"jax-reduce: {progress.pass_name:<10} tests {progress.tests:>5}  size {progress.tokens} tokens"
-        self.stream.write("\r" + text.ljust(self.width))
-        self.stream.flush()
-        self.width = len(text)
-
-    def clear(self) -> None:
-        if self.enabled and self.width:
-            self.stream.write("\r" + " " * self.width + "\r")
-            self.stream.flush()
-
-
 def summary(result: Result) -> str:
     def shrink(before: int, after: int) -> str:
         percent = 100.0 * (before - after) / before if before else 0.0
@@ -243,22 +222,21 @@ def run(argv: list[str]) -> int:
         print("jax-reduce: --scheduler runs a directory of repros on a cluster; a single file runs here",
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    progress = ProgressLine(sys.stderr, enabled=not args.quiet)
     output = args.output or default_output(args.file)
     if same_file(output, args.file):
         print(f"jax-reduce: refusing to overwrite the input {args.file}; choose another -o", file=sys.stderr)
         return EXIT_BAD_INPUT
+    # On a terminal, the live view (reports/live.py); elsewhere nothing until the summary.
+    view = LiveView(sys.stderr, args.file) if not args.quiet and sys.stderr.isatty() else None
     try:
-        result = reduce(args.file, args.options, output=output, on_progress=progress)
+        with view if view is not None else contextlib.nullcontext():
+            result = reduce(args.file, args.options, output=output, on_progress=view)
     except InputError as err:
-        progress.clear()
         print(f"jax-reduce: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        progress.clear()
         print(f"jax-reduce: interrupted; the smallest program so far is in {output}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    progress.clear()
     issue = write_issue(result, command=["jax-reduce", *argv], options=args.options) if args.issue else None
     if args.json:
         print(json.dumps({**result.to_json(), **({"issue": issue} if issue else {})}, indent=2))

@@ -60,6 +60,8 @@ class Progress:
     pass_name: str
     tests: int
     tokens: int
+    source: str = dataclasses.field(default="", repr=False)  # the current smallest program (a reference)
+    passes: tuple[tuple[str, int, int], ...] = ()  # (pass, decided tests, tokens removed) so far, per pass
 
 
 TIMEOUTS_BEFORE_SKIP = 3  # a pass whose first runs all time out is set aside until the next round
@@ -199,7 +201,8 @@ class Reduction:
         self._report()
 
     def _report(self) -> None:
-        self.on_progress(Progress(self._current_pass, self.oracle.stats.tests, self.best_size.tokens))
+        self.on_progress(Progress(self._current_pass, self.oracle.stats.tests, self.best_size.tokens, self.best,
+                                  tuple((s.name, s.tests, s.tokens_removed) for s in self.stats.values())))
 
     def run_pass(self, pass_: Pass) -> bool:
         """Run one pass to its own fixpoint on the current program; True if it made the program smaller."""
