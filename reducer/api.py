@@ -377,10 +377,13 @@ def cpu_first(program: Program, setup: Setup, decided: Decided) -> Iterator[Deci
     try:
         as_cpu = dataclasses.replace(original, platform=outcome.platform, device=outcome.device,
                                      devices=outcome.devices)
-        if outcome.platform != "cpu" or not setup.criterion.same(as_cpu, outcome):
-            yield None
-        else:
-            yield dataclasses.replace(_decide(here, setup, outcome, fresh, pool), source=here.source)
+        decided_cpu = None
+        if outcome.platform == "cpu" and setup.criterion.same(as_cpu, outcome):
+            try:
+                decided_cpu = dataclasses.replace(_decide(here, setup, outcome, fresh, pool), source=here.source)
+            except InputError:  # the CPU's warm runs disagree: the CPU is no place to search this program
+                decided_cpu = None
+        yield decided_cpu
     finally:
         if pool is not None:
             pool.close()
