@@ -67,6 +67,7 @@ class Result:
     sandbox: str = ""  # what contained the candidates (Sandbox.describe())
     merged: str = ""  # for a program importing local modules: whether they were merged into one file, and why
     placement: str = ""  # where the search ran when not where the original failed (CPU first), and how it went
+    timing: dict[str, float] = dataclasses.field(default_factory=dict)  # where a test's time went (time_per_test)
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -153,8 +154,22 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
         timeouts=stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
         sandbox=setup.sandbox.describe(), merged=judge.merged,
-        placement=placement.describe() if placement is not None else "",
+        placement=placement.describe() if placement is not None else "", timing=time_per_test(stats),
     )
+
+
+def time_per_test(stats: OracleStats) -> dict[str, float]:
+    """Mean milliseconds per run of a candidate: waited for in all (``waited_ms``), of that in the program
+    (``program_ms``), and of that, over the runs that measured them (warm ones), JAX's tracing, lowering and
+    compiling. Measured, so they vary from run to run; no verdict depends on them."""
+    if not stats.tests:
+        return {}
+    timed = max(1, stats.timed_runs)
+    return {"runs": stats.tests, "waited_ms": round(1000 * stats.seconds_waited / stats.tests, 1),
+            "program_ms": round(1000 * stats.seconds_running / stats.tests, 1), "timed_runs": stats.timed_runs,
+            "trace_ms": round(1000 * stats.seconds_tracing / timed, 1),
+            "lower_ms": round(1000 * stats.seconds_lowering / timed, 1),
+            "compile_ms": round(1000 * stats.seconds_compiling / timed, 1)}
 
 
 @dataclasses.dataclass(frozen=True)

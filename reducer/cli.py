@@ -178,6 +178,17 @@ def pass_table(passes: Iterable[PassStats]) -> str:
     return "\n".join(lines)
 
 
+def timing_line(timing: dict[str, float]) -> str:
+    """Where a test's time went, on average (Result.timing)."""
+    waited, program = timing["waited_ms"], timing["program_ms"]
+    phases = ""
+    if timing["timed_runs"]:
+        phases = (f" (JAX over {int(timing['timed_runs'])} warm runs: trace {timing['trace_ms']:.0f}, lower "
+                  f"{timing['lower_ms']:.0f}, compile {timing['compile_ms']:.0f})")
+    return (f"per test, mean of {int(timing['runs'])} runs: {waited:.0f} ms waited = {program:.0f} ms in the program"
+            f"{phases} + {waited - program:.0f} ms around it (fork, sandbox, messages, the runner's checks)")
+
+
 def _payoff(tokens: int, tests: int) -> str:
     return f"{tokens / tests:.2f}" if tests else "-"
 
@@ -246,6 +257,8 @@ def run(argv: list[str]) -> int:
         if args.quiet or args.json:  # else the summary above already said it
             print(result.sandbox, file=sys.stderr)
         print(pass_table(result.passes), file=sys.stderr)
+        if result.timing:
+            print(timing_line(result.timing), file=sys.stderr)
     return EXIT_OK
 
 

@@ -32,6 +32,12 @@ LOWERING_MODULES = (INTERNAL + ".compilation_cache", "jaxlib.mlir._mlir_libs._ml
 # Private modules whose attributes a candidate must not leave patched (the public ones are listed by callers).
 WATCHED_MODULES = (INTERNAL + ".core", INTERNAL + ".api", INTERNAL + ".numpy.lax_numpy")
 
+# JAX's own timings of a compilation's phases, by the name the reducer's statistics give them (the event names
+# of jax._src.dispatch, the same from 0.10.0 to 0.12; recorded through the public jax.monitoring).
+PHASE_EVENTS = {"/jax/core/compile/jaxpr_trace_duration": "trace",
+                "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
+                "/jax/core/compile/backend_compile_duration": "compile"}
+
 OLDEST_TESTED = (0, 10, 0)  # pyproject.toml's lower bound for jax and jaxlib
 NEWEST_TESTED = (0, 12)  # the newest minor release the suite ran on; later ones warn once
 
@@ -221,3 +227,31 @@ def is_reraise_frame(frame: types.FrameType) -> bool:
     """Whether ``frame`` is the one JAX's api_boundary re-raises a filtered exception from."""
     return frame.f_code.co_name == "reraise_with_filtered_traceback" and \
         frame.f_globals.get("__name__") == TRACEBACK_UTIL
+
+
+# --- timings ---------------------------------------------------------------------------------------------
+
+_phases: dict[str, float] | None = None
+
+
+def phase_clock() -> dict[str, float] | None:
+    """Seconds this process spent in each of :data:`PHASE_EVENTS`' phases since the caller last cleared the
+    returned dict (a listener on jax.monitoring, registered on the first call, adds to it; a process forked
+    after that inherits both). None where jax is not imported yet: a fresh interpreter before its program
+    runs, which importing jax here would slow down by half a second."""
+    global _phases
+    if _phases is None:
+        if "jax" not in sys.modules:
+            return None
+        import jax.monitoring
+
+        phases: dict[str, float] = {}
+
+        def listen(event: str, duration: float, **kwargs: Any) -> None:
+            name = PHASE_EVENTS.get(event)
+            if name is not None:
+                phases[name] = phases.get(name, 0.0) + duration
+
+        jax.monitoring.register_event_duration_secs_listener(listen)
+        _phases = phases
+    return _phases

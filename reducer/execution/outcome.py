@@ -56,6 +56,11 @@ class Outcome:
     device: str = ""
     devices: int = 0
     fallback: str = ""  # "cuda: <its error>" when JAX could not start that backend and computed elsewhere
+    # Of ``seconds``, what JAX reported spending on tracing, lowering to MLIR and compiling (with the persistent
+    # cache's reads) in this run: measured on warm runners, where jax is imported before the program (0 else).
+    trace_seconds: float = 0.0
+    lower_seconds: float = 0.0
+    compile_seconds: float = 0.0
 
     @property
     def platform_fact(self) -> str:
@@ -96,6 +101,8 @@ class Outcome:
             del data["platform"], data["device"], data["devices"]
         if not self.fallback:
             del data["fallback"]
+        if not (self.trace_seconds or self.lower_seconds or self.compile_seconds):  # not measured
+            del data["trace_seconds"], data["lower_seconds"], data["compile_seconds"]
         return data
 
     @classmethod

@@ -62,10 +62,16 @@ def run_source(source: str, filename: str) -> Outcome:
 def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
     """Run ``source`` and wait for the device work it left running (a program has not ended the same way
     until it would exit); with a shipped predicate (:mod:`reducer.judging.criterion`), add its verdict."""
+    clock = jaxcompat.phase_clock()
+    if clock is not None:
+        clock.clear()
     start = time.perf_counter()
     outcome = run_source(source, filename)
     settle_device_work()
     outcome = where_it_computed(dataclasses.replace(outcome, seconds=time.perf_counter() - start))
+    if clock:
+        outcome = dataclasses.replace(outcome, trace_seconds=clock.get("trace", 0.0),
+                                      lower_seconds=clock.get("lower", 0.0), compile_seconds=clock.get("compile", 0.0))
     return outcome if check is None else with_verdict(check, outcome, source)
 
 

@@ -101,6 +101,7 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
             pass
     if cache_dir:
         _share_compilations(cache_dir, writes=not sandbox.enabled)
+    jaxcompat.phase_clock()  # listening before the runners fork, so that every candidate's phases are timed
     skipped: list[str] = []
     for name in preload:
         try:

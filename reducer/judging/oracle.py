@@ -12,6 +12,7 @@ import concurrent.futures as cf
 import dataclasses
 import hashlib
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 
 from reducer.execution.fresh import Cancelled, Executor
@@ -30,7 +31,15 @@ class OracleStats:
     cache_hits: int = 0  # candidates answered from the cache
     cancelled: int = 0  # speculative runs stopped early
     timeouts: int = 0
-    seconds_running: float = 0.0
+    seconds_running: float = 0.0  # the programs' own time, as their runs measured it (outcome.seconds)
+    # Where a run's time went, summed over runs: the executor's whole call as the search waited for it (the
+    # program plus fork, sandbox set-up, messages and the runner's checks), and of the program's time what
+    # JAX spent tracing, lowering and compiling (warm runs only: Outcome.trace_seconds).
+    seconds_waited: float = 0.0
+    seconds_tracing: float = 0.0
+    seconds_lowering: float = 0.0
+    seconds_compiling: float = 0.0
+    timed_runs: int = 0  # runs whose phases were measured
     # Counted in decision order over distinct sources, so they are the same for every ``jobs`` value and
     # equal to what one job runs: what the search learns from must not depend on which speculative runs
     # happened to finish.
@@ -150,10 +159,18 @@ class Oracle:
     def _run(self, source: str, cancel: threading.Event) -> Outcome:
         if cancel.is_set():
             raise Cancelled()
+        started = time.perf_counter()
         outcome = self.executor.run(source, self.timeout, cancel)
+        waited = time.perf_counter() - started
         with self._lock:
             self.stats.tests += 1
             self.stats.seconds_running += outcome.seconds
+            self.stats.seconds_waited += waited
+            if outcome.trace_seconds or outcome.lower_seconds or outcome.compile_seconds:
+                self.stats.timed_runs += 1
+                self.stats.seconds_tracing += outcome.trace_seconds
+                self.stats.seconds_lowering += outcome.lower_seconds
+                self.stats.seconds_compiling += outcome.compile_seconds
             if outcome.kind is Kind.TIMEOUT:
                 self.stats.timeouts += 1
             self._cache[source_hash(source)] = outcome

@@ -1,0 +1,66 @@
+"""Where a candidate's time goes (issue 36): JAX's own timings of tracing, lowering and compiling, read in the
+candidate's warm runner, summed by the oracle and shown by --stats."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from reducer.api import time_per_test
+from reducer.execution.fresh import FreshExecutor
+from reducer.execution.outcome import Kind, Outcome
+from reducer.execution.pool import PoolExecutor
+from reducer.judging.criterion import Criterion
+from reducer.judging.oracle import Oracle
+from reducer.judging.signature import Signature
+
+JITTED = ("import jax, jax.numpy as jnp\n"
+          "f = jax.jit(lambda a: jnp.sin(a) @ a)\n"
+          "f(jnp.ones((8, 8))).block_until_ready()\n"
+          "raise ValueError('after compiling')\n")
+
+
+def test_a_warm_run_reports_what_jax_spent_tracing_lowering_and_compiling_and_a_fresh_one_nothing():
+    pool = PoolExecutor(1)
+    try:
+        warm = pool.run(JITTED, 120, threading.Event())
+    finally:
+        pool.close()
+    assert warm.exc_type == "ValueError"
+    assert 0 < warm.trace_seconds and 0 < warm.lower_seconds and 0 < warm.compile_seconds
+    assert warm.trace_seconds + warm.lower_seconds + warm.compile_seconds < warm.seconds
+    assert Outcome.from_json(warm.to_json()) == warm
+    fresh = FreshExecutor().run(JITTED, 120, threading.Event())
+    assert fresh.exc_type == "ValueError" and fresh.compile_seconds == 0.0
+    assert "compile_seconds" not in fresh.to_json()  # not measured: the JSON is as it was
+
+
+def test_the_oracle_sums_the_time_of_its_runs_and_the_result_gives_the_mean_per_test():
+    pool = PoolExecutor(1)
+    try:
+        original = pool.run(JITTED, 120, threading.Event())
+        oracle = Oracle(pool, Criterion.of(Signature(), None), original, timeout=120)
+        assert oracle.first_interesting([JITTED.replace("8, 8", "4, 4"), JITTED.replace("8, 8", "2, 2")]) == 0
+    finally:
+        pool.close()
+    stats = oracle.stats
+    assert stats.tests == 1 and stats.timed_runs == 1 and stats.seconds_waited >= stats.seconds_running > 0
+    timing = time_per_test(stats)
+    assert timing["runs"] == 1 and timing["waited_ms"] >= timing["program_ms"] > timing["compile_ms"] > 0
+    assert time_per_test(type(stats)()) == {}
+
+
+def test_stats_prints_where_a_tests_time_went(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    program = tmp_path / "jitted.py"
+    program.write_text(JITTED.replace("raise ValueError('after compiling')\n", "print(f(jnp.ones((8, 7))))\n"))
+    done = subprocess.run([sys.executable, "-m", "reducer", str(program), "--jobs", "2", "--stats"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"\nper test, mean of \d+ runs: \d+ ms waited = \d+ ms in the program \(JAX over \d+ warm "
+                     r"runs: trace \d+, lower \d+, compile \d+\) \+ -?\d+ ms around it", done.stderr), done.stderr
