@@ -20,7 +20,7 @@ import libcst as cst
 
 from reducer.execution.fresh import Executor, FreshExecutor
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
-from reducer.execution.environment import prelude
+from reducer.execution.environment import cpu_devices, prelude
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.judging.checks import INITIAL_TIMEOUT, InputError, derive_timeout, run_once
@@ -274,7 +274,8 @@ def _start_pool(program: Program, setup: Setup, merged: str | None, cache_dir: s
     try:
         return PoolExecutor(setup.options.jobs, sys_path=program.directory, preload=preload,
                             memory_mb=setup.options.memory_mb, sandbox=setup.sandbox, cache_dir=cache_dir,
-                            prelude=found[0] if found is not None else None, env=env)
+                            prelude=found[0] if found is not None else None, env=env,
+                            cpu_devices=cpu_devices(merged if merged is not None else program.source))
     except BaseException:
         if cache_dir:
             shutil.rmtree(cache_dir, ignore_errors=True)  # no pool took it over

@@ -7,6 +7,12 @@ prelude**: leading top-level statements that set variables to constant strings b
 (``import os; os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"``). A pool can start its
 workers with those variables set; a candidate whose prelude sets exactly them, and that touches the
 environment nowhere else, then runs warm, and one without them runs in a fresh interpreter.
+
+The other way to ask for several CPU devices is JAX's own setting, ``jax.config.update("jax_num_cpu_devices",
+N)`` right after ``import jax`` (the tracker's repros use it). A pool whose workers start with that many
+devices (``JAX_NUM_CPU_DEVICES``, which JAX reads as the setting's default) runs such a candidate warm: there
+the update sets what is already set. Found on a 4-device program whose lowered repro sent every candidate to
+a fresh interpreter (1.2 s each instead of a warm run).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import ast
 import io
 import os
 import re
+import sys
 import tokenize
 
 from reprokit import pysource
@@ -71,10 +78,50 @@ def prelude(source: str) -> tuple[Prelude, str] | None:
     return settings, "".join(source.splitlines(keepends=True)[end:])
 
 
-def needs_fresh_interpreter(source: str, program_prelude: Prelude | None = None) -> bool:
+NUM_CPU_DEVICES = "jax_num_cpu_devices"
+_DEVICE_COUNT_FLAG = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
+
+
+def cpu_devices(source: str) -> int | None:
+    """The CPU device count a program asks for before anything computes: its environment prelude's
+    ``XLA_FLAGS``, or a leading ``jax.config.update("jax_num_cpu_devices", N)`` (:func:`leading_device_count`)."""
+    found = prelude(source)
+    if found is not None:
+        flag = _DEVICE_COUNT_FLAG.search(found[0].get("XLA_FLAGS", ""))
+        if flag is not None:
+            return int(flag.group(1))
+    return leading_device_count(source)
+
+
+def leading_device_count(source: str) -> int | None:
+    """N of a ``jax.config.update("jax_num_cpu_devices", N)`` that only docstrings, environment settings and
+    imports of jax, numpy or the standard library precede (nothing there can start a backend, so a fresh
+    interpreter takes it), and that is the program's only mention of the setting; else None."""
+    if source.count(NUM_CPU_DEVICES) != 1:
+        return None
+    try:
+        tree = pysource.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        count = _device_count_update(node)
+        if count is not None:
+            return count
+        if not (_harmless(node) or _setting(node) or _imports_only_safe_modules(node)):
+            return None
+    return None
+
+
+def needs_fresh_interpreter(source: str, program_prelude: Prelude | None = None, devices: int | None = None) -> bool:
     """Whether a candidate must run in a fresh interpreter rather than on a pool whose workers started with
-    ``program_prelude``'s variables set: it touches the environment other than by exactly that prelude, or
-    it lacks the prelude that the workers' backends started under."""
+    ``program_prelude``'s variables set and with ``devices`` CPU devices (None: JAX's default): it touches the
+    environment other than by exactly that prelude, it sets another device count, or it lacks the prelude
+    that the workers' backends started under (a leading update to exactly ``devices`` stands for it)."""
+    if NUM_CPU_DEVICES in source:
+        if devices is None or leading_device_count(source) != devices:
+            return True
+        if not touches_environment(source):
+            return False
     if not touches_environment(source):
         return bool(program_prelude)
     if not program_prelude:
@@ -92,6 +139,31 @@ def _harmless(node: ast.stmt) -> bool:
     if isinstance(node, ast.ImportFrom):
         return not (node.module or "").split(".")[0].startswith(("jax", "flax", "optax")) and node.level == 0
     return False
+
+
+def _imports_only_safe_modules(node: ast.stmt) -> bool:
+    """An import of jax, numpy or standard-library modules only (importing them starts no backend)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        names = [node.module]
+    else:
+        return False
+    return all(n.split(".")[0] in ("jax", "numpy") or n.split(".")[0] in sys.stdlib_module_names for n in names)
+
+
+def _device_count_update(node: ast.stmt) -> int | None:
+    """N of ``jax.config.update("jax_num_cpu_devices", N)`` with N an int literal; None for anything else."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return None
+    call = node.value
+    if not (ast.unparse(call.func) == "jax.config.update" and len(call.args) == 2 and not call.keywords):
+        return None
+    name, value = call.args
+    if isinstance(name, ast.Constant) and name.value == NUM_CPU_DEVICES and isinstance(value, ast.Constant) \
+            and type(value.value) is int and value.value > 0:
+        return value.value
+    return None
 
 
 def _setting(node: ast.stmt) -> tuple[str, str] | tuple[()] | None:
@@ -119,3 +191,32 @@ def _is_environ(node: ast.expr) -> bool:
 
 def _constant(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+
+# The variables of a prelude whose effect a worker can undo before its backend starts: XLA reads XLA_FLAGS
+# then, not when jax is imported; JAX_NUM_CPU_DEVICES (set by the pool, read at import) is undone by
+# setting jax_num_cpu_devices again from it (forked.apply_environ).
+UNDOABLE = frozenset({"XLA_FLAGS", "JAX_NUM_CPU_DEVICES"})
+Environ = tuple[tuple[str, str | None], ...]  # changes to a worker's environment: a value, or None to remove
+
+
+def runner_environ(source: str, program_prelude: Prelude, devices: int | None,
+                   environ: dict[str, str]) -> Environ | None:
+    """For a candidate that cannot run on a pool's usual runners (:func:`needs_fresh_interpreter`), the
+    changes to a worker's environment under which it computes as in a fresh interpreter under ``environ``
+    (the user's): the prelude's variables back to the user's values, and as many CPU devices as the
+    candidate's own leading ``jax_num_cpu_devices`` update asks for (the user's default without one). None
+    where no runner can stand in for a fresh interpreter: the candidate sets the environment itself, names
+    the device setting elsewhere, or the prelude set variables that jax read when it was imported."""
+    if touches_environment(source):
+        return None
+    count = leading_device_count(source) if NUM_CPU_DEVICES in source else None
+    if NUM_CPU_DEVICES in source and count is None:
+        return None
+    changes: dict[str, str | None] = {name: environ.get(name) for name in program_prelude}
+    if devices is not None or count is not None:
+        changes["JAX_NUM_CPU_DEVICES"] = str(count) if count is not None else environ.get("JAX_NUM_CPU_DEVICES")
+    if not changes or not set(changes) <= UNDOABLE:
+        return None
+    return tuple(sorted(changes.items()))

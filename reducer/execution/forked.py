@@ -203,12 +203,28 @@ def quiet_std_fds() -> int:
     return null
 
 
+def apply_environ(changes: tuple[tuple[str, str | None], ...]) -> None:
+    """Make ``changes`` (Job.environ) in this process, forked from the zygote before any backend started:
+    as if it had started with them. JAX read JAX_NUM_CPU_DEVICES into its setting at import, so that is
+    set again from the variable's new value (-1, JAX's default, where it is gone)."""
+    for name, value in changes:
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    if any(name == "JAX_NUM_CPU_DEVICES" for name, _ in changes):
+        import jax
+
+        jax.config.update("jax_num_cpu_devices", int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")))
+
+
 def own_child(job: Job, workdir: str, write_fd: int, sandbox: Sandbox) -> None:
     """A candidate's own child: isolate, run it, report, exit without teardown."""
     try:
         os.setsid()  # own process group: a timeout kills everything the candidate starts
         platform.die_with_parent()
         quiet_std_fds()
+        apply_environ(job.environ)
         if not enter_sandbox(sandbox, workdir):
             return
         program = enter_workdir(workdir, job.sys_path)
@@ -236,12 +252,15 @@ def enter_sandbox(sandbox: Sandbox, scratch: str) -> bool:
         platform.setup_failed(str(err))
 
 
-def runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache: bool = False) -> None:
+def runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache: bool = False,
+                environ: tuple[tuple[str, str | None], ...] = ()) -> None:
     """A runner: candidates one after another in this process, state restored in between (``writes_cache``:
-    a runner for the user's unmodified program, which stores its compilations)."""
+    a runner for the user's unmodified program, which stores its compilations; ``environ``: the changes to
+    the worker's environment its candidates run under, Job.environ)."""
     os.setsid()
     platform.die_with_parent()
     null = quiet_std_fds()
+    apply_environ(environ)
     if writes_cache:
         cache_writes(True)
     enter_sandbox(sandbox, scratch)  # once, while single-threaded: Landlock domains only ever narrow

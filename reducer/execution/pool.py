@@ -35,7 +35,7 @@ from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
 )
 from reducer.execution.accelerators import memory_share_env
-from reducer.execution.environment import Prelude, needs_fresh_interpreter
+from reducer.execution.environment import Environ, Prelude, needs_fresh_interpreter, runner_environ
 from reducer.execution.runner import candidate_env
 from reducer.execution.sandbox import Sandbox
 from reducer.execution.zygote import BASE_PRELOAD
@@ -104,13 +104,17 @@ class PoolExecutor:
 
     def __init__(self, jobs: int, *, sys_path: str = "", preload: list[str] | None = None, memory_mb: int = 0,
                  share_compilations: bool = True, in_place: bool = True, sandbox: Sandbox | None = None,
-                 cache_dir: str | None = None, prelude: Prelude | None = None, env: dict[str, str] | None = None):
+                 cache_dir: str | None = None, prelude: Prelude | None = None, env: dict[str, str] | None = None,
+                 cpu_devices: int | None = None):
         self.sys_path = sys_path
         # Added to the workers' environment (and to fresh interpreters the pool starts): where they compute.
         self.env = dict(env or {})
         # The program's environment prelude (reducer.execution.environment): its workers start with these
         # variables set, so candidates that set exactly them run warm.
         self.prelude = dict(prelude or {})
+        # The CPU devices the program asks for (environment.cpu_devices): the workers' backends start with
+        # that many, so candidates that ask for them by jax's setting rather than XLA_FLAGS run warm too.
+        self.cpu_devices = cpu_devices
         # Where an accelerator is here, each runner gets a fixed share of its memory (accelerators.py), and a
         # candidate that runs out of it is rerun alone with the whole device before it is judged.
         self.memory_share = memory_share_env({**os.environ, **self.env})
@@ -144,6 +148,8 @@ class PoolExecutor:
         env.update(self.memory_share)  # runners computing at once on one accelerator each get a share
         env.update(self.env)
         env.update(self.prelude)
+        if self.cpu_devices is not None:
+            env["JAX_NUM_CPU_DEVICES"] = str(self.cpu_devices)  # the default of jax's jax_num_cpu_devices
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
@@ -212,10 +218,17 @@ class PoolExecutor:
 
     def run_program(self, source: str, timeout: float, cancel: threading.Event, sys_path: str,
                     check: bytes | None, writes_cache: bool = False, cpu_budget: float = 0.0) -> Outcome:
-        if needs_fresh_interpreter(source, self.prelude):
-            self.stats.fresh_fallbacks += 1
-            return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox, env=self.env).run(source, timeout, cancel)
-        job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache, cpu_budget)
+        environ: Environ = ()
+        if needs_fresh_interpreter(source, self.prelude, self.cpu_devices):
+            # On a runner of its own kind where one can stand in for a fresh interpreter, else in one.
+            found = runner_environ(source, self.prelude, self.cpu_devices, {**os.environ, **self.env})
+            if found is None:
+                self.stats.fresh_fallbacks += 1
+                fresh = FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox, env=self.env)
+                return fresh.run(source, timeout, cancel)
+            environ = found
+        job = Job(source, timeout, sys_path, self.memory_mb, check, self.in_place, writes_cache, cpu_budget,
+                  environ)
         outcome = self._run_warm(job, cancel)
         if self.memory_share and out_of_device_memory(outcome):
             return self._rerun_alone(source, timeout, cancel, sys_path, check)
@@ -253,7 +266,8 @@ class PoolExecutor:
             try:
                 taken = [self._replace(worker) for worker in taken]
                 self.stats.reruns_alone += 1
-                return FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox, env=self.env).run(source, timeout, cancel)
+                fresh = FreshExecutor(sys_path=sys_path, check=check, sandbox=self.sandbox, env=self.env)
+                return fresh.run(source, timeout, cancel)
             finally:
                 for worker in taken:
                     self._idle.put(worker)

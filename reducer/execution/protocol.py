@@ -45,6 +45,9 @@ class Job:
     writes_cache: bool = False
     # Stop the candidate, as a timeout, once its processes used this much CPU time (0: only ``timeout``).
     cpu_budget: float = 0.0
+    # Run it where the worker's environment is changed so first (a value, or None to remove the variable),
+    # before any backend starts: on a runner of its own kind (environment.without_prelude).
+    environ: tuple[tuple[str, str | None], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,8 +199,12 @@ def _typed(hint: Any, value: Any) -> Any:
         return hint(value)
     if hint is bytes:
         return base64.b64decode(value["base64"], validate=True)
-    if origin is tuple:
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         return tuple(_typed(args[0], v) for v in value)
+    if origin is tuple:  # a fixed-length tuple: one type per position
+        if len(value) != len(args):
+            raise TypeError(f"expected {len(args)} items, got {len(value)}")
+        return tuple(_typed(a, v) for a, v in zip(args, value))
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):

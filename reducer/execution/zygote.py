@@ -142,6 +142,7 @@ class _Runner:
     memory: str  # its memory cgroup ("": its memory is watched instead)
     served: int = 0
     settled: bool = True  # whether it has put its state back since its last report
+    environ: tuple[tuple[str, str | None], ...] = ()  # the environment changes it runs under (Job.environ)
 
 
 class Zygote:
@@ -209,6 +210,8 @@ class Zygote:
     def _on_runner(self, job: Job) -> Finished | Abandoned:
         runner_how = "reused"
         start = time.perf_counter()
+        if self.runner is not None and self.runner.environ != job.environ:
+            self._end_runner()  # its backend started under other settings: a runner of this job's kind
         try:
             if self.runner is None:
                 raise BrokenPipeError
@@ -218,7 +221,7 @@ class Zygote:
         except OSError:  # no runner, or it died while idle (e.g. the OOM killer): a fresh one
             if self.runner is not None:
                 self._end_runner()
-            self.runner = self._fork_runner()
+            self.runner = self._fork_runner(environ=job.environ)
             runner_how = "new"
             workdir = fresh_workdir(self.runner.scratch)
             cpu_start = 0.0  # a new runner's every CPU second is this candidate's (its start, as in wall time)
@@ -304,7 +307,7 @@ class Zygote:
                 # runner would make the next candidate pay a new runner's first run, several times the grace.
                 given_up = time.perf_counter() + CANCEL_GRACE
 
-    def _fork_runner(self, writes_cache: bool = False) -> _Runner:
+    def _fork_runner(self, writes_cache: bool = False, environ: tuple[tuple[str, str | None], ...] = ()) -> _Runner:
         ours, theirs = socket.socketpair()
         scratch = tempfile.mkdtemp(prefix="jax-reduce-runner-")
         memory = self._memory_cgroup()
@@ -317,11 +320,11 @@ class Zygote:
                 join_memory_cgroup(memory)
                 ours.close()
                 self.conn.close()  # candidates must not talk to the reducer's pipe
-                runner_main(Connection(theirs.detach()), sandbox, scratch, writes_cache)
+                runner_main(Connection(theirs.detach()), sandbox, scratch, writes_cache, environ)
             finally:
                 os._exit(0)
         theirs.close()
-        return _Runner(pid, Connection(ours.detach()), os.pidfd_open(pid), scratch, memory)
+        return _Runner(pid, Connection(ours.detach()), os.pidfd_open(pid), scratch, memory, environ=environ)
 
     def _end_runner(self) -> int:
         """Kill the runner and everything it started; return its wait status (and set :attr:`oom_killed`)."""

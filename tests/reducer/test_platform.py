@@ -90,7 +90,7 @@ import sys
 warm = "jax" in sys.modules
 import jax
 if warm:
-    jax.config.update("jax_num_cpu_devices", 2)
+    jax.config.update("jax_num_" + "cpu_devices", 2)  # spelled so that no routing sees it: it runs warm
 import jax.numpy as jnp
 print(jnp.ones((2, 3)) @ jnp.ones((4, 3)))
 """
@@ -381,8 +381,9 @@ def lowering_envelope(source: str) -> str:
 def test_candidates_that_set_the_programs_device_count_run_warm_on_workers_started_with_it():
     """A program that sets XLA_FLAGS in its first lines (its environment prelude): the pool's workers start
     with it set, so candidates that keep exactly that prelude run warm (every candidate of such a program
-    went to a fresh interpreter: 469 s for corpus program 78), and candidates without it, or setting
-    something else, still run fresh, each computing where a fresh interpreter would."""
+    went to a fresh interpreter: 469 s for corpus program 78); a candidate without it runs on a runner of its
+    own whose worker put XLA_FLAGS back as the user had it before its backend started; one setting something
+    else still runs fresh; each computes where a fresh interpreter would."""
     from reducer.execution.environment import prelude
     from reducer.execution.pool import PoolExecutor
 
@@ -399,7 +400,38 @@ def test_candidates_that_set_the_programs_device_count_run_warm_on_workers_start
     finally:
         pool.close()
     assert facts == ["cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 2", "cpu: cpu x 4"]
-    assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (2, 2)
+    assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (3, 1)
+
+
+def test_candidates_asking_for_devices_by_jax_setting_run_warm_on_runners_with_that_many():
+    """Found on heavy program 04 (four devices by XLA_FLAGS): its lowered repro asks for them with
+    jax.config.update("jax_num_cpu_devices", 4), so every candidate went to a fresh interpreter (214 s). Now
+    the pool's workers start with the program's device count in jax's setting too; a candidate asking for
+    another count, or none, runs on a runner whose worker set that count (or the user's default) before its
+    backend started; only one that names the setting some other way still needs a fresh interpreter."""
+    from reducer.execution.environment import cpu_devices, leading_device_count, prelude
+    from reducer.execution.pool import PoolExecutor
+
+    flags = "--xla_force_host_platform_device_count=4"
+    sets = f"import os\nos.environ['XLA_FLAGS'] = {flags!r}\n" + COMPUTES
+    by_config = COMPUTES.replace("import jax.numpy as jnp\n",
+                                 'import jax\nimport jax.numpy as jnp\njax.config.update("jax_num_cpu_devices", {})\n')
+    four, two, named = by_config.format(4), by_config.format(2), COMPUTES + 'print("jax_num_cpu_devices")\n'
+    assert cpu_devices(sets) == cpu_devices(four) == 4 and cpu_devices(COMPUTES) is None
+    assert leading_device_count(two) == 2 and leading_device_count(named) is None
+    after_computing = COMPUTES.replace("print(", 'jax.config.update("jax_num_cpu_devices", 2)\nprint(')
+    assert leading_device_count(after_computing) is None  # a fresh interpreter raises there: not a setting
+    pool = PoolExecutor(1, prelude=prelude(sets)[0], cpu_devices=4)
+    try:
+        order = (four, COMPUTES, two, sets, four, named, two)
+        facts = [pool.run(source, 120, threading.Event()).platform_fact for source in order]
+    finally:
+        pool.close()
+    assert facts == ["cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 2", "cpu: cpu x 4", "cpu: cpu x 4", "cpu: cpu x 1",
+                     "cpu: cpu x 2"]
+    assert [run_once(FreshExecutor(), s, 120).platform_fact for s in (four, two, named)] == [
+        "cpu: cpu x 4", "cpu: cpu x 2", "cpu: cpu x 1"]
+    assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (6, 1)
 
 
 def test_a_candidate_out_of_its_runners_device_memory_is_rerun_alone_with_the_whole_device(nvidia_gpu):
