@@ -50,6 +50,7 @@ class Row:
     seconds: float = 0.0
     run_seconds: float = 0.0  # one fresh run of the original (its first check)
     search_seconds: float = 0.0  # the passes' own seconds; the rest is fixed cost (checks, pool, confirmation)
+    timing: dict[str, float] = dataclasses.field(default_factory=dict)  # where a test's time went (Result.timing)
     kept_signature: bool = False
     disagreements: int = 0  # accepted programs a fresh interpreter did not confirm (the pool's goal is 0)
     passes: dict[str, int] = dataclasses.field(default_factory=dict)  # tokens removed per pass
@@ -117,6 +118,7 @@ def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     row.decided = sum(p.tests for p in result.passes)
     row.run_seconds, row.search_seconds = result.original.seconds, sum(p.seconds for p in result.passes)
     row.passes = {p.name: p.tokens_removed for p in result.passes}
+    row.timing = result.timing
     row.kept_signature = keeps_signature(result.source, path, result.original, Signature())
     print(f"  jax-reduce: {row.tokens_before} -> {row.tokens_after} tokens (minimal {row.minimal_tokens}), "
           f"{row.decided} decided tests ({row.tests} run), {row.seconds:.1f}s, signature kept: {row.kept_signature}", flush=True)
@@ -154,6 +156,14 @@ def baseline_report(rows: list[Row]) -> list[str]:
             f"{statistics.median(ratios):.2f}x, max {max(ratios):.2f}x", "", *lines]
 
 
+def _timing_cells(timing: dict[str, float]) -> list[str]:
+    """Mean ms per test run: waited for, in the program, JAX's tracing and lowering, compiling (warm runs)."""
+    if not timing:
+        return ["-"] * 4
+    return [f"{timing['waited_ms']:.0f}", f"{timing['program_ms']:.0f}",
+            f"{timing['trace_ms'] + timing['lower_ms']:.0f}", f"{timing['compile_ms']:.0f}"]
+
+
 def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
     if args.baseline_only:
         return "\n".join([f"Run on {datetime.date.today().isoformat()} ({machine()}) with "
@@ -161,7 +171,7 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
                           *baseline_report(rows)])
     pass_names = sorted({name for row in rows for name in row.passes})
     head = ["program", "tokens", "minimal", "reduced", "ratio", "decided tests", "tests run", "seconds", "run s",
-            "fixed s", "sig kept", "disagree"]
+            "fixed s", "ms/test", "in program", "trace+lower", "compile", "sig kept", "disagree"]
     head += [f"-{name}" for name in pass_names]
     head += ["fresh s", "pool speed-up", "ddmin tokens", "ddmin tests", "ddmin syntax rej.", "ddmin s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -169,7 +179,8 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         speedup = r.fresh_seconds / r.seconds if r.fresh_seconds else None
         cells = [r.name, str(r.tokens_before), str(r.minimal_tokens), str(r.tokens_after), f"{r.ratio:.1f}x",
                  str(r.decided), str(r.tests), f"{r.seconds:.0f}", f"{r.run_seconds:.1f}",
-                 f"{r.seconds - r.search_seconds:.1f}", "yes" if r.kept_signature else "NO", str(r.disagreements)]
+                 f"{r.seconds - r.search_seconds:.1f}", *_timing_cells(r.timing),
+                 "yes" if r.kept_signature else "NO", str(r.disagreements)]
         cells += [str(r.passes.get(name, 0)) for name in pass_names]
         cells += [fmt(r.fresh_seconds, ".0f"), fmt(speedup, ".1f") + ("x" if speedup else ""),
                   fmt(r.ddmin_tokens_after), fmt(r.ddmin_tests), fmt(r.ddmin_syntax_rejects),
@@ -214,7 +225,9 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         "reduced/minimal; `decided tests` counts candidates whose verdict the search used (the same for every "
         "--jobs; the cost measure), `tests run` every candidate run, speculative ones included; `run s` is one fresh "
         "run of the original, `fixed s` the seconds outside the passes (the original's checks, the pool's start, "
-        "the final confirmation); `disagree` counts accepted programs that the final fresh-interpreter check did not "
+        "the final confirmation); `ms/test` is the mean time the search waited for a test run, `in program` the part "
+        "spent running the program, `trace+lower` and `compile` what JAX reported spending on those inside it (means "
+        "over the warm runs that measured them); `disagree` counts accepted programs that the final fresh-interpreter check did not "
         "confirm (the result then falls back to the newest confirmed one); `-pass` is tokens removed by that pass; `fresh s` is the same reduction with a fresh "
         "interpreter per candidate (`--no-pool`); `ddmin` is plain line-based ddmin on the same warm-pool "
         "oracle, one candidate at a time, with uncompilable candidates rejected without a run.",
