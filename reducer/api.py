@@ -23,11 +23,11 @@ from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.environment import cpu_devices, prelude
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
-from reducer.judging.checks import INITIAL_TIMEOUT, InputError, derive_timeout, run_once
+from reducer.judging.checks import INITIAL_TIMEOUT, InputError, Pending, derive_timeout, run_once
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
 from reducer.judging.judge import Judge
-from reducer.judging.observe import Lowerer, Observer
+from reducer.judging.observe import Lowerer, Observer, Prefetched
 from reducer.judging.oracle import Oracle, OracleStats
 from reducer.options import Options, Setup
 from reducer.program.files import NewestWriter, Program, check_output, default_output, read_program
@@ -35,7 +35,7 @@ from reducer.program.interrupts import interrupted
 from reducer.program.merge import Merge, merge_program
 from reducer.program.provenance import Provenance, provenance_of, with_header
 from reducer.search.engine import PassStats, Progress, Reduction
-from reducer.search.lowering import Lowering
+from reducer.search.lowering import Lowering, libraries
 from reducer.search.placement import Checkpoint, Placement, PlacementStats
 from reducer.search.passes import observing, tracing
 from reducer.search.size import count_lines, count_tokens
@@ -183,6 +183,8 @@ class Decided:
     fresh: Executor  # for the final confirmation (fresh interpreters)
     fresh_timeout: float
     as_user: Executor | None  # the confirmation's run as `python result.py` would (None: not comparable)
+    cache_dir: str = ""  # the warm pool's compilation cache, filled by the original's runs ("": none)
+    lowered: Pending | None = None  # the tracker's run of ``source``, begun during the checks (lowering)
     source: str = ""  # what the search starts from: the program, or the program with its local modules merged
     merged: str = ""  # what became of the program's local modules (Merge.note, or why the merge was not used)
 
@@ -209,24 +211,56 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
     # (warm_limits) load what it compiled instead of compiling it again.
     cache_dir = new_cache_directory(fresh.sandbox) if owned else ""
     filler = dataclasses.replace(fresh, fills_cache=cache_dir) if cache_dir else None
+    # Overlapped: the first run alone; then, side by side, the check's second run (reading what the first
+    # compiled: side by side with the first, both compiled all of it, a Flax program's pair 16 s on two cores),
+    # the warm workers' runs and, for a program that lowering will start from, the tracker's run. Not for a
+    # flaky program (its N of M runs go side by side), one with local modules (the merged one runs first), or
+    # where runs of one program must not overlap (they could share files: --allow-write, no sandbox).
+    overlapped = bool(cache_dir) and options.flaky is None and merge.source is None and judge.side_by_side > 1
+    reader = dataclasses.replace(fresh, reads_cache=cache_dir) if overlapped else fresh
+    timeout = options.timeout or INITIAL_TIMEOUT
+    pending: Pending | None = None
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
         started = (starter.submit(_start_pool, program, setup, merge.source, cache_dir, options.platform_env())
                    if owned else None)
         try:
-            original = judge.check_original(program.source, fresh, options.timeout or INITIAL_TIMEOUT, program.name,
-                                            filler=filler)
-            program, original, note = _merged(program, original, merge, judge, fresh, options)
+            if overlapped:
+                original, pending = judge.begin_check(program.source, reader, timeout, program.name, filler=filler)
+                note = merge.note
+            else:
+                original = judge.check_original(program.source, fresh, timeout, program.name, filler=filler)
+                program, original, note = _merged(program, original, merge, judge, fresh, options)
         except BaseException:
             if started is not None:
                 started.result().close()
             raise
         pool = started.result() if started is not None else workers
+    lowered = _lowering_first(program.source, options, reader, original) if overlapped else None
     try:
-        decided = _decide(program, setup, original, fresh, pool)
-        yield dataclasses.replace(decided, source=program.source, merged=note)
+        try:
+            decided = _decide(program, setup, original, fresh, pool)
+        except InputError:
+            if pending is not None:
+                pending.result()  # the fresh runs' own verdict comes first, as when they ran first
+            raise
+        if pending is not None:
+            decided = dataclasses.replace(decided, original=pending.result())  # InputError if they disagree
+        yield dataclasses.replace(decided, source=program.source, merged=note, lowered=lowered)
     finally:
+        for background in (pending, lowered):
+            if background is not None:
+                background.cancel()
         if owned and pool is not None:
             pool.close()
+
+
+def _lowering_first(source: str, options: Options, reader: FreshExecutor, original: Outcome) -> Pending | None:
+    """The tracker's run of a program that lowering starts from (it imports Flax or Optax), begun now in the
+    background, reading the pool's compilations (:class:`Prefetched` hands its repro to the search)."""
+    if options.passes is not None or options.flaky is not None or not libraries(source):
+        return None
+    lowerer = Lowerer(reader, derive_timeout(original, options.timeout))
+    return Pending(lambda cancel: lowerer.outcome(source, cancel))
 
 
 def _merged(program: Program, original: Outcome, merge: Merge, judge: Judge, fresh: FreshExecutor,
@@ -307,7 +341,8 @@ def _decide(program: Program, setup: Setup, original: Outcome, fresh: FreshExecu
     if options.flaky is not None:
         executor = Repeated(executor, criterion, original, options.flaky)
         confirming = Repeated(fresh, criterion, original, options.flaky)
-    return Decided(judge, original, executor, timeout, confirming, fresh_timeout, as_user)
+    cache_dir = pool.cache_dir if pool is not None and options.pool else ""
+    return Decided(judge, original, executor, timeout, confirming, fresh_timeout, as_user, cache_dir=cache_dir)
 
 
 def search(source: str, judge: Decided, options: Options, keep: Callable[[str], None],
@@ -336,7 +371,8 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
         # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does; a warm
         # worker imported jax already, and tracking through the public APIs there loses calls.
         lowering = None if options.passes is not None or options.flaky is not None else Lowering(
-            Lowerer(here.fresh, here.fresh_timeout), oracle, passes, on_progress)
+            Prefetched(Lowerer(_reading_cache(here), here.fresh_timeout), source,
+                       judge.lowered if cpu is None else None), oracle, passes, on_progress)
 
         def run(at_pass_end: Checkpoint | None = None) -> None:
             # First on the program as it is (a Flax candidate compiles the model, the repro's candidates
@@ -356,6 +392,15 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
             reference.close()
     return reduction, _sum(oracle.stats, reference.stats if reference is not None else None), \
         placement.stats if placement is not None else None
+
+
+def _reading_cache(decided: Decided) -> Executor:
+    """Fresh interpreters for the tracker's run of the program, reading the compilations the original's runs
+    left in the pool's cache (a Flax program's run compiles for seconds; the same HLO is not compiled twice)."""
+    fresh = decided.fresh
+    if isinstance(fresh, FreshExecutor) and decided.cache_dir:
+        return dataclasses.replace(fresh, reads_cache=decided.cache_dir)
+    return fresh
 
 
 def _sum(first: OracleStats, second: OracleStats | None) -> OracleStats:

@@ -14,7 +14,7 @@ from pathlib import Path
 from multiprocess.connection import Connection
 
 from reducer.execution import platform, proctree
-from reducer.execution.fresh import CANDIDATE_FILENAME, finished_outcome, read_tail
+from reducer.execution.fresh import CANDIDATE_FILENAME, NEVER_STORE_SECONDS, finished_outcome, read_tail
 from reducer.execution.isolation import Snapshot
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
@@ -26,7 +26,6 @@ from reducer.execution.sandbox import Sandbox, memory_outcome
 
 
 WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
-NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
 
 
 def cache_writes(on: bool) -> None:

@@ -35,6 +35,15 @@ SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than thi
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
 
+NEVER_STORE_SECONDS = 1e9  # a minimum compile time for the persistent cache that no compilation reaches
+
+
+def _reading(cache_dir: str) -> dict[str, str]:
+    """jax's settings for reading compilations from ``cache_dir`` and storing none (the sandbox would refuse
+    the write, and a warning in stderr would change nothing but the run's noise)."""
+    return {"JAX_COMPILATION_CACHE_DIR": cache_dir, "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": str(NEVER_STORE_SECONDS)}
+
+
 def _filling(cache_dir: str) -> dict[str, str]:
     """jax's settings for storing every compilation in ``cache_dir``, as a warm worker's are (zygote's
     _share_compilations), so that the workers find the entries under the same keys."""
@@ -134,6 +143,9 @@ class FreshExecutor:
     # A warm pool's compilation cache (pool.new_cache_directory) that these runs fill, as the original's first
     # run on a worker would: only for the user's unmodified program, never a candidate ("": none).
     fills_cache: str = ""
+    # A warm pool's compilation cache these runs read and never write: for runs of the user's program or what
+    # the reducer made of it (the tracker's run for lowering), whose compilations the cache holds already.
+    reads_cache: str = ""
     # Added to every run's environment: where it computes (Options.platform_env, or the CPU of a search that
     # runs there first), after the user's own settings and before the program's.
     env: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -168,6 +180,8 @@ class FreshExecutor:
             env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir), **self.env})
             argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
         sandbox = self.sandbox
+        if self.reads_cache and not self.fills_cache:
+            env.update(_reading(self.reads_cache))
         if self.fills_cache:
             env.update(_filling(self.fills_cache))
             sandbox = dataclasses.replace(sandbox, allow_write=sandbox.allow_write + (self.fills_cache,))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from reducer.execution.fresh import Executor
 from reducer.execution.outcome import Kind, Outcome
@@ -91,6 +91,42 @@ def check_original(
         started += [runs.run(executor, source, timeout) for _ in range(count - len(started))]
         outcomes = [future.result() for future in started]
     return agreed(outcomes, criterion, name, flaky, "fresh interpreters")
+
+
+class Pending:
+    """The rest of a check, running in the background; :meth:`result` waits for its outcome (or its
+    InputError), :meth:`cancel` stops its runs (a reduction that ends early does not wait for them)."""
+
+    def __init__(self, work: Callable[[threading.Event], Outcome]):
+        self._cancel = threading.Event()
+        self._threads = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="check")
+        self._future = self._threads.submit(work, self._cancel)
+        self._threads.shutdown(wait=False)
+
+    def result(self) -> Outcome:
+        return self._future.result()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+
+def begin_check(source: str, executor: Executor, criterion: Criterion, timeout: float, name: str = "the program",
+                filler: Executor | None = None) -> tuple[Outcome, Pending]:
+    """:func:`check_original` split in two: its first run (in ``filler`` if given), judged at once (InputError
+    as there), and its remaining runs, started now in the background one after another, whose agreement
+    :meth:`Pending.result` gives. Meanwhile the caller checks the warm workers and starts the search's first
+    runs; the verdict on the program is the same as :func:`check_original`'s (not for --flaky)."""
+    first = run_once(filler if filler is not None else executor, source, timeout)
+    check_not_denied(first, executor, name)
+    check_no_fallback(first, name)
+    check_platform_started(first, executor, name)
+    check_first_run(first, criterion, timeout, name)
+
+    def rest(cancel: threading.Event) -> Outcome:
+        runs = [first] + [executor.run(source, timeout, cancel) for _ in range(CHECK_RUNS - 1)]
+        return agreed(runs, criterion, name, None, "fresh interpreters")
+
+    return first, Pending(rest)
 
 
 def agreed(runs: Sequence[Outcome], criterion: Criterion, name: str, flaky: Flaky | None, where: str) -> Outcome:

@@ -26,6 +26,11 @@ class Judge:
         return checks.check_original(source, executor, self.criterion, timeout, name, self.flaky, self.side_by_side,
                                      filler=filler)
 
+    def begin_check(self, source: str, executor: Executor, timeout: float, name: str = "the program",
+                    filler: Executor | None = None) -> tuple[Outcome, checks.Pending]:
+        """The original's first run, judged, and the rest of its check in the background (not for --flaky)."""
+        return checks.begin_check(source, executor, self.criterion, timeout, name, filler)
+
     def warm_limits(self, executor: Executor, source: str, original: Outcome, timeout: float,
                     name: str = "the program") -> checks.WarmLimits | None:
         """A candidate's limits on warm workers, or None when they do not reproduce the original."""

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from typing import Any
 
 from reducer.execution.fresh import Executor
-from reducer.execution.outcome import Kind
+from reducer.execution.outcome import Kind, Outcome
 from reprokit import lowering
 from reprokit.values import ValueFact, envelope, facts_from_report
 
@@ -49,5 +50,28 @@ class Lowerer:
     timeout: float
 
     def __call__(self, source: str) -> str | None:
-        outcome = self.executor.run(lowering.envelope(source), self.timeout * CAPTURE_SLOWDOWN, threading.Event())
-        return lowering.repro_from_report(outcome.exc_type, outcome.message) if outcome.kind is Kind.EXCEPTION else None
+        return repro_of(self.outcome(source, threading.Event()))
+
+    def outcome(self, source: str, cancel: threading.Event) -> Outcome:
+        """The tracker's run of ``source`` (:func:`repro_of` reads its repro)."""
+        return self.executor.run(lowering.envelope(source), self.timeout * CAPTURE_SLOWDOWN, cancel)
+
+
+def repro_of(outcome: Outcome) -> str | None:
+    """The pure-JAX repro a tracker's run reported, if it did."""
+    return lowering.repro_from_report(outcome.exc_type, outcome.message) if outcome.kind is Kind.EXCEPTION else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Prefetched:
+    """A :class:`Lowerer` whose run on ``source`` began earlier (``pending``: the judge's background run,
+    started during the original's checks); other programs are run as they come."""
+
+    lowerer: Lowerer
+    source: str
+    pending: Any = None  # checks.Pending of the tracker's run of ``source``, or None
+
+    def __call__(self, program: str) -> str | None:
+        if program == self.source and self.pending is not None:
+            return repro_of(self.pending.result())
+        return self.lowerer(program)

@@ -131,3 +131,33 @@ def test_cli_stops_on_a_flaky_program_and_reduces_it_with_flaky(tmp_path):
     reduced = (tmp_path / "prog.reduced.py").read_text()
     code = "".join(line for line in reduced.splitlines(keepends=True) if not line.startswith("#"))  # no provenance
     assert "jnp" in code and len(code) < len(original)
+
+
+# Fails only when the compilation cache it is given is still empty: the original's first run fills it, and the
+# check's second run, made after it and reading it, then ends another way.
+CACHE_SEES_THE_FIRST_RUN = textwrap.dedent(
+    """
+    import os
+    import jax
+    import jax.numpy as jnp
+
+    cache = os.environ.get("JAX_COMPILATION_CACHE_DIR", "")
+    seen = bool(cache) and any(os.scandir(cache))
+    jax.jit(lambda a: a * 2)(jnp.ones(3)).block_until_ready()
+    print(jnp.ones((3,)) + jnp.ones((3,) if seen else (4,)))
+    """
+)
+
+
+@pytest.mark.e2e
+def test_the_checks_second_run_reads_the_firsts_compilations_and_a_disagreement_still_stops(tmp_path):
+    """On a warm pool the original's second fresh run goes after the first, reading the compilations the first
+    stored for the workers, while the workers check the original: a disagreement stops the reduction as before."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(CACHE_SEES_THE_FIRST_RUN)
+    refused = run_cli("prog.py", "--jobs", "2", cwd=tmp_path)
+    assert refused.returncode == 2, refused.stderr
+    assert "prog.py is flaky: 2 runs in fresh interpreters ended 2 different ways" in refused.stderr
+    assert "1x TypeError: add got incompatible shapes for broadcasting" in refused.stderr
+    assert "  1x success (no error)\n" in refused.stderr
+    assert prog.read_text() == CACHE_SEES_THE_FIRST_RUN and not (tmp_path / "prog.reduced.py").exists()
