@@ -255,3 +255,56 @@ def phase_clock() -> dict[str, float] | None:
         jax.monitoring.register_event_duration_secs_listener(listen)
         _phases = phases
     return _phases
+
+
+# --- compilations kept in memory ---------------------------------------------------------------------------
+
+class MemoryFirst:
+    """jax's persistent compilation cache (its ``CacheInterface``: get and put of serialized executables by
+    a key of the HLO, compile options and versions) with a map in this process in front: reads look there
+    first, writes go there, and to the directory only while :attr:`disk_writes` is set. A warm runner then
+    compiles an HLO once, not once per candidate, while the directory stays read-only to candidates."""
+
+    def __init__(self, disk: Any, limit_bytes: int):
+        self.disk = disk
+        self.limit_bytes = limit_bytes
+        self.disk_writes = False
+        self.entries: dict[str, bytes] = {}
+        self.size = 0
+
+    @property
+    def _path(self) -> Any:  # jax logs the cache's path
+        return getattr(self.disk, "_path", None)
+
+    def get(self, key: str) -> bytes | None:
+        value = self.entries.get(key)
+        return value if value is not None else self.disk.get(key)
+
+    def put(self, key: str, value: bytes) -> None:
+        if key not in self.entries and self.size + len(value) <= self.limit_bytes:
+            self.entries[key] = value
+            self.size += len(value)
+        if self.disk_writes:
+            self.disk.put(key, value)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.size = 0
+
+
+def compilations_in_memory(limit_bytes: int) -> MemoryFirst | None:
+    """Put a :class:`MemoryFirst` in front of this process's persistent compilation cache, whose directory must
+    be set already; None where it cannot be (no directory, the cache disabled, or a jax whose cache module
+    differs: the caller then keeps jax's own behaviour)."""
+    module = load("compilation_cache")  # its module-level _cache: the persistent cache's backend, 0.10 .. 0.12
+    try:
+        module._initialize_cache()
+        disk = module._cache
+    except Exception:  # noqa: BLE001 - another release's internals: no memory in front
+        return None
+    if disk is None or not (callable(getattr(disk, "get", None)) and callable(getattr(disk, "put", None))):
+        return None
+    if isinstance(disk, MemoryFirst):
+        return disk
+    module._cache = MemoryFirst(disk, limit_bytes)
+    return module._cache

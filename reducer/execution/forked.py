@@ -23,17 +23,27 @@ from reducer.execution.protocol import (
 )
 from reducer.execution.runner import run_and_judge
 from reducer.execution.sandbox import Sandbox, memory_outcome
+from reprokit import jaxcompat
+
+MEMORY_CACHE_BYTES = 256 * 2**20  # compilations a runner keeps in memory, serialized
 
 
 WATCH_SECONDS = 0.05  # how often the memory of a running candidate is checked
 
 
 def cache_writes(on: bool) -> None:
-    """Whether this process stores its compilations in the persistent cache. Off, jax skips the write before
-    serializing (compile time under the minimum, logged at debug level only): a sandboxed candidate's write
-    would fail and print a warning into its stderr. Landlock, not this switch, is what keeps candidates out."""
+    """Whether this process stores its compilations in the persistent cache's directory. Where the zygote put
+    an in-memory map in front of the cache (jaxcompat.compilations_in_memory), every compilation is kept in
+    memory and reaches the directory only when ``on``; elsewhere, off, jax skips the write before serializing
+    (compile time under the minimum, logged at debug level only): a sandboxed candidate's write would fail and
+    print a warning into its stderr. Landlock, not this switch, is what keeps candidates out."""
     import jax
 
+    memory = jaxcompat.compilations_in_memory(MEMORY_CACHE_BYTES)
+    if memory is not None:
+        memory.disk_writes = on
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        return
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0 if on else NEVER_STORE_SECONDS)
 
 
