@@ -254,10 +254,16 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
             pool.close()
 
 
+def _lowers(options: Options) -> bool:
+    """Whether the search takes the lowering step: not with passes of the caller's choice, nor for a flaky
+    program (the tracker's one run is no verdict on it)."""
+    return options.passes is None and options.flaky is None
+
+
 def _lowering_first(source: str, options: Options, reader: FreshExecutor, original: Outcome) -> Pending | None:
     """The tracker's run of a program that lowering starts from (it imports Flax or Optax), begun now in the
     background, reading the pool's compilations (:class:`Prefetched` hands its repro to the search)."""
-    if options.passes is not None or options.flaky is not None or not libraries(source):
+    if not _lowers(options) or not libraries(source):
         return None
     lowerer = Lowerer(reader, derive_timeout(original, options.timeout))
     return Pending(lambda cancel: lowerer.outcome(source, cancel))
@@ -370,7 +376,7 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
         reduction = Reduction(source, oracle, passes, on_accept=keep, on_progress=on_progress)
         # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does; a warm
         # worker imported jax already, and tracking through the public APIs there loses calls.
-        lowering = None if options.passes is not None or options.flaky is not None else Lowering(
+        lowering = None if not _lowers(options) else Lowering(
             Prefetched(Lowerer(_reading_cache(here), here.fresh_timeout), source,
                        judge.lowered if cpu is None else None), oracle, passes, on_progress)
 

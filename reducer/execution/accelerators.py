@@ -139,7 +139,7 @@ def device_memory() -> int | None:
 
 
 @functools.cache
-def _device_memory(root: str, path: str) -> int | None:
+def _device_memory(root: str, search_path: str) -> int | None:  # the arguments key the cache
     found = accelerator_devices()
     sizes: list[int] = []
     if "cuda" in found:

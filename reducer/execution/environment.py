@@ -193,7 +193,6 @@ def _constant(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-
 # The variables of a prelude whose effect a worker can undo before its backend starts: XLA reads XLA_FLAGS
 # then, not when jax is imported; JAX_NUM_CPU_DEVICES (set by the pool, read at import) is undone by
 # setting jax_num_cpu_devices again from it (forked.apply_environ).

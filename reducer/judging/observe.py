@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Any
 
 from reducer.execution.fresh import Executor
 from reducer.execution.outcome import Kind, Outcome
+from reducer.judging.checks import Pending
 from reprokit import lowering
 from reprokit.values import ValueFact, envelope, facts_from_report
 
@@ -69,7 +69,7 @@ class Prefetched:
 
     lowerer: Lowerer
     source: str
-    pending: Any = None  # checks.Pending of the tracker's run of ``source``, or None
+    pending: Pending | None = None  # the tracker's run of ``source``, begun earlier
 
     def __call__(self, program: str) -> str | None:
         if program == self.source and self.pending is not None:
