@@ -8,7 +8,7 @@ import threading
 
 from reducer.api import time_per_test
 from reducer.execution.fresh import FreshExecutor
-from reducer.execution.outcome import Kind, Outcome
+from reducer.execution.outcome import Outcome
 from reducer.execution.pool import PoolExecutor
 from reducer.judging.criterion import Criterion
 from reducer.judging.oracle import Oracle
