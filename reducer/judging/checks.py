@@ -83,11 +83,7 @@ def check_original(
         started = [runs.run(filler if i == 0 and filler is not None else executor, source, timeout)
                    for i in range(min(parallel, count))]
         first = started[0].result()
-        check_not_denied(first, executor, name)
-        check_no_fallback(first, name)
-        check_platform_started(first, executor, name)
-        if flaky is None:
-            check_first_run(first, criterion, timeout, name)
+        judge_first_run(first, executor, criterion, timeout, name, flaky)
         started += [runs.run(executor, source, timeout) for _ in range(count - len(started))]
         outcomes = [future.result() for future in started]
     return agreed(outcomes, criterion, name, flaky, "fresh interpreters")
@@ -117,10 +113,7 @@ def begin_check(source: str, executor: Executor, criterion: Criterion, timeout: 
     :meth:`Pending.result` gives. Meanwhile the caller checks the warm workers and starts the search's first
     runs; the verdict on the program is the same as :func:`check_original`'s (not for --flaky)."""
     first = run_once(filler if filler is not None else executor, source, timeout)
-    check_not_denied(first, executor, name)
-    check_no_fallback(first, name)
-    check_platform_started(first, executor, name)
-    check_first_run(first, criterion, timeout, name)
+    judge_first_run(first, executor, criterion, timeout, name)
 
     def rest(cancel: threading.Event) -> Outcome:
         runs = [first] + [executor.run(source, timeout, cancel) for _ in range(CHECK_RUNS - 1)]
@@ -149,6 +142,18 @@ def _interesting_alone(outcome: Outcome, criterion: Criterion) -> bool:
     if criterion.check is not None:
         return outcome.verdict is True
     return outcome.failed and criterion.signature.matches(outcome)
+
+
+def judge_first_run(first: Outcome, executor: Executor, criterion: Criterion, timeout: float, name: str,
+                    flaky: Flaky | None = None) -> None:
+    """InputError where the original's first run already says it cannot be reduced: the sandbox denied it
+    something, JAX fell back from its accelerator or could not start the named platform, or (unless a
+    flaky program's verdict needs more runs) it is not interesting."""
+    check_not_denied(first, executor, name)
+    check_no_fallback(first, name)
+    check_platform_started(first, executor, name)
+    if flaky is None:
+        check_first_run(first, criterion, timeout, name)
 
 
 def check_not_denied(first: Outcome, executor: Executor, name: str) -> None:
