@@ -1,7 +1,8 @@
 """What kind of value an expression produced at run time, recorded in the program's own process.
 
 A :class:`ValueFact` says what a value was, as far as a program that only needs "a value of that kind" cares:
-a JAX array or tracer (shape, dtype, weak type; a tracer by its aval), a NumPy array or scalar, a Python
+a JAX array or tracer (shape, dtype, weak type; a tracer by its aval), a typed PRNG key array (shape and
+implementation; a raw ``uint32`` key is an array like any other), a NumPy array or scalar, a Python
 scalar or string (with its value), None, or a tuple, list or dict of such; anything else is ``other``. The
 reducer's ``computed-values`` pass replaces an expression by the smallest constructor of the kind its fact
 names (``Env().reset()`` -> ``jnp.zeros(3)``).
@@ -33,7 +34,7 @@ from reprokit.records import known_fields
 PROBE = "__jr_probe__"  # a dunder name: never mangled inside a class body
 
 # Kinds of values.
-JAX, TRACER, NUMPY, NUMPY_SCALAR = "jax", "tracer", "numpy", "numpy-scalar"
+JAX, TRACER, NUMPY, NUMPY_SCALAR, KEY = "jax", "tracer", "numpy", "numpy-scalar", "key"
 SCALAR, STR, NONE, TUPLE, LIST, DICT, OTHER = "scalar", "str", "none", "tuple", "list", "dict", "other"
 
 # Dtypes a replacement can name (jnp.<dtype> / np.<dtype>); others (keys, strings, objects) are "other".
@@ -80,10 +81,18 @@ def _other(value: Any) -> ValueFact:
     return ValueFact(OTHER, type_name=f"{type(value).__module__}.{type(value).__qualname__}")
 
 
+# Typed PRNG keys' dtypes (`key<fry>`), by the implementation name `jax.random.key(..., impl=)` takes.
+KEY_IMPLS = {"key<fry>": "threefry2x32", "key<rbg>": "rbg", "key<urbg>": "unsafe_rbg"}
+
+
 def _array_fact(kind: str, holder: Any, value: Any) -> ValueFact:
     shape, dtype = getattr(holder, "shape", None), str(getattr(holder, "dtype", ""))
-    if not isinstance(shape, tuple) or not all(isinstance(n, int) for n in shape) or dtype not in ARRAY_DTYPES:
-        return _other(value)  # symbolic shapes, key or string dtypes: no constructor names them
+    if not isinstance(shape, tuple) or not all(isinstance(n, int) for n in shape):
+        return _other(value)  # symbolic shapes: no constructor names them
+    if dtype in KEY_IMPLS:  # a typed key array (concrete or traced): made by jax.random.key and split
+        return ValueFact(KEY, shape=shape, dtype=dtype)
+    if dtype not in ARRAY_DTYPES:
+        return _other(value)  # string or other extended dtypes
     return ValueFact(kind, shape=shape, dtype=dtype, weak_type=bool(getattr(holder, "weak_type", False)))
 
 

@@ -356,3 +356,73 @@ def test_a_while_condition_is_not_replaced():
     """`while step < cfg["steps"]` with `step` constant loops until the candidate's timeout."""
     module = cst.parse_module('step = 0\nwhile step < cfg["steps"]:\n    step = f(step)\n')
     assert [module.code_for_node(n) for n in targets(module).nodes] == ["f(step)", "step"]
+
+
+def test_typed_keys_are_facts_and_their_constructors_build_keys_of_the_same_kind(pool):
+    """Typed keys (concrete, split, traced, another implementation) get `jax.random.key` constructors; a raw
+    key is a uint32 array like any other. Each constructor, run, gives back the fact it was built from."""
+    from reducer.search.passes.computed import Spelling, constructor
+
+    probed = ("import jax\n"
+              "k = __jr_probe__(0, jax.random.split(jax.random.key(1), 3))\n"
+              "jax.jit(lambda key: __jr_probe__(1, key))(k[0])\n"
+              "__jr_probe__(2, jax.random.key(7, impl='rbg'))\n"
+              "__jr_probe__(3, jax.random.key_data(k[1]))\n"
+              "__jr_probe__(4, jax.random.split(k[2], (2, 3)))\n")
+    facts = Observer(pool, TIMEOUT)(probed)
+    assert facts == {0: ValueFact("key", shape=(3,), dtype="key<fry>"), 1: ValueFact("key", dtype="key<fry>"),
+                     2: ValueFact("key", dtype="key<rbg>"), 3: ValueFact("jax", shape=(2,), dtype="uint32"),
+                     4: ValueFact("key", shape=(2, 3), dtype="key<fry>")}
+    built = [constructor(facts[k], Spelling("jnp", "np", ()))[0] for k in range(5)]
+    assert built == ["jax.random.split(jax.random.key(0), 3)", "jax.random.key(0)", "jax.random.key(0, impl='rbg')",
+                     "jnp.zeros(2, jnp.uint32)", "jax.random.split(jax.random.key(0), (2, 3))"]
+    again = "import jax\nimport jax.numpy as jnp\n" + "".join(f"__jr_probe__({k}, {code})\n" for k, code in enumerate(built))
+    assert Observer(pool, TIMEOUT)(again) == facts
+
+
+KEY_PROGRAM = textwrap.dedent('''\
+    import jax
+    import jax.numpy as jnp
+
+
+    def init_params(key, sizes):
+        keys = jax.random.split(key, len(sizes))
+        params = []
+        for k, (n_in, n_out) in zip(keys, zip(sizes[:-1], sizes[1:])):
+            params.append(jax.random.normal(k, (n_in, n_out)) * 0.1)
+        return params
+
+
+    def noise_keys(seed):
+        root = jax.random.key(seed)
+        a, b, c = jax.random.split(root, 3)
+        return a, b, c
+
+
+    params = init_params(jax.random.key(1), [4, 8, 2])
+    a, b, c = noise_keys(0)
+    sub = a[0]
+    x = jax.random.normal(sub, (3, 4))
+    print(x @ params[0])
+''')
+
+
+def test_an_element_of_a_split_becomes_a_key_and_its_unpacking_goes(tmp_path, pool):
+    """`a, b, c = split(...)` then `a[0]` (indexing a scalar key): only the run can see that `a` is a key
+    like `jax.random.key(0)`; the unpacking line goes with it, as nothing reads `b` or `c`."""
+    path = tmp_path / "keys.py"
+    path.write_text(KEY_PROGRAM)
+    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    assert result.signature.startswith("IndexError: Too many indices")
+    assert result.source.endswith("\nimport jax\njax.random.key(0)[0]\n")
+    computed = next(p for p in result.passes if p.name == "computed-values")
+    assert computed.successes >= 1 and computed.tokens_removed > 0
+    assert path.read_text() == KEY_PROGRAM
+
+
+def test_an_unpacking_line_stays_while_another_of_its_names_is_read():
+    module = cst.parse_module("import jax\na, b = f()\nprint(a[0], b)\n")
+    nodes = targets(module).nodes
+    k = [module.code_for_node(n) for n in nodes].index("a")
+    pass_ = ComputedValuesPass(lambda probed: {k: ValueFact("key", dtype="key<fry>")})
+    assert all(not edit.extra for edit in pass_.edits(module))

@@ -34,13 +34,13 @@ from reducer.search.passes.names import fit, import_aliases
 from reducer.search.passes.traversal import Parents, preorder
 from reducer.search.size import Size
 from reprokit.values import (
-    DICT, JAX, LIST, NONE, NUMPY, NUMPY_SCALAR, PROBE, SCALAR, STR, TRACER, TUPLE, ValueFact,
+    DICT, JAX, KEY, KEY_IMPLS, LIST, NONE, NUMPY, NUMPY_SCALAR, PROBE, SCALAR, STR, TRACER, TUPLE, ValueFact,
 )
 
 Observe = Callable[[str], "Mapping[int, ValueFact] | None"]
 
-JNP, NP = "jax.numpy", "numpy"
-_IMPORTS = {JNP: ("jnp", "import jax.numpy as jnp"), NP: ("np", "import numpy as np")}
+JNP, NP, JAX_MODULE = "jax.numpy", "numpy", "jax"
+_IMPORTS = {JNP: ("jnp", "import jax.numpy as jnp"), NP: ("np", "import numpy as np"), JAX_MODULE: ("jax", "import jax")}
 _CONSTANT_NAMES = frozenset({"True", "False", "None", "__debug__"})
 
 
@@ -172,11 +172,12 @@ def instrument(module: cst.Module, nodes: Sequence[cst.BaseExpression]) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Spelling:
-    """How the program names jax.numpy and numpy (a top-level alias, or the one a new import would bind)."""
+    """How the program names jax.numpy, numpy and jax (a top-level alias, or the one a new import would bind)."""
 
     jnp: str
     np: str
-    missing: tuple[str, ...]  # of JNP, NP: not imported yet
+    missing: tuple[str, ...]  # of JNP, NP, JAX_MODULE: not imported yet
+    jax: str = "jax"
 
     @classmethod
     def of(cls, module: cst.Module) -> Spelling:
@@ -185,9 +186,9 @@ class Spelling:
         for local, full in aliases.items():
             by_target.setdefault(full, local)
         jnp = by_target.get(JNP) or (f"{by_target['jax']}.numpy" if "jax" in by_target else None)
-        np = by_target.get(NP)
-        missing = tuple(m for m, found in ((JNP, jnp), (NP, np)) if found is None)
-        return cls(jnp or _IMPORTS[JNP][0], np or _IMPORTS[NP][0], missing)
+        np, jax = by_target.get(NP), by_target.get(JAX_MODULE)
+        missing = tuple(m for m, found in ((JNP, jnp), (NP, np), (JAX_MODULE, jax)) if found is None)
+        return cls(jnp or _IMPORTS[JNP][0], np or _IMPORTS[NP][0], missing, jax or _IMPORTS[JAX_MODULE][0])
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -219,6 +220,8 @@ def constructor(fact: ValueFact, spelling: Spelling) -> tuple[str, frozenset[str
             return f"{jnp}.{_dtype_name(fact.dtype)}(0)", frozenset({JNP})
         dtype = "" if fact.dtype == "float32" else f", {jnp}.{_dtype_name(fact.dtype)}"
         return f"{jnp}.zeros({_shape(fact.shape)}{dtype})", frozenset({JNP})
+    if fact.kind == KEY:
+        return _key(fact, spelling.jax), frozenset({JAX_MODULE})
     if fact.kind == NUMPY:
         if fact.dtype == "bfloat16":
             return None  # ml_dtypes: numpy cannot name it
@@ -246,6 +249,13 @@ def constructor(fact: ValueFact, spelling: Spelling) -> tuple[str, frozenset[str
     return None
 
 
+def _key(fact: ValueFact, jax: str) -> str:
+    """`jax.random.key(0)`, or a split of it to the fact's shape (a typed key array can be built no other way)."""
+    impl = KEY_IMPLS[fact.dtype]
+    key = f"{jax}.random.key(0)" if impl == "threefry2x32" else f"{jax}.random.key(0, impl={impl!r})"
+    return f"{jax}.random.split({key}, {_shape(fact.shape)})" if fact.shape else key
+
+
 def _dtype_name(dtype: str) -> str:
     return "bool_" if dtype == "bool" else dtype
 
@@ -261,7 +271,8 @@ class _Uses(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.loads: dict[str, list[tuple[cst.Name, cst.SimpleStatementLine | None]]] = {}
-        self.assigned: dict[str, list[cst.SimpleStatementLine]] = {}  # lines `name = ...`
+        self.assigned: dict[str, list[cst.SimpleStatementLine]] = {}  # lines `name = ...` and `name, b = ...`
+        self.unpacked: dict[int, list[str]] = {}  # id(line) -> every name a line `a, b = ...` binds
         self.defined: dict[str, list[cst.FunctionDef | cst.ClassDef]] = {}  # top-level `def name` / `class name`
         self.top: set[int] = set()  # ids of the module's own statements
         self.bound_otherwise: set[str] = set()  # names bound by anything else (def, for, import, `a, b = `)
@@ -303,8 +314,12 @@ class _Uses(cst.CSTVisitor):
         elif context is not None:
             line = self.line
             small = line.body[0] if line is not None and len(line.body) == 1 else None
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1 and small.targets[0].target is node):
+            target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+            names = _unpacked_names(target) if target is not None and target is not node else None
+            if target is node or (names is not None and any(element.value is node for element in target.elements)):
                 self.assigned.setdefault(node.value, []).append(line)  # type: ignore[arg-type]
+                if names is not None:
+                    self.unpacked[id(line)] = names
             else:
                 self.bound_otherwise.add(node.value)
 
@@ -319,6 +334,16 @@ class _Uses(cst.CSTVisitor):
             self.defined.setdefault(node.name.value, []).append(node)
         else:
             self.bound_otherwise.add(node.name.value)
+
+
+def _unpacked_names(target: cst.BaseExpression) -> list[str] | None:
+    """`a, b, c` (a flat tuple or list of plain names) -> [a, b, c]; None for anything else."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    elements = target.elements
+    if not elements or not all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in elements):
+        return None
+    return [e.value.value for e in elements]  # type: ignore[attr-defined]
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
@@ -365,6 +390,9 @@ def _binding(uses: _Uses, name: str) -> list[cst.CSTNode]:
     if name in uses.bound_otherwise:
         return []
     assigned, defined = uses.assigned.get(name, []), uses.defined.get(name, [])
+    for line in assigned:  # `a, b, c = split(key, 3)` goes with `a` only when nothing reads `b` or `c`
+        if any(other != name and uses.loads.get(other) for other in uses.unpacked.get(id(line), ())):
+            return []
     if assigned and not defined:
         return list(assigned)
     return list(defined) if len(defined) == 1 and not assigned else []
@@ -428,7 +456,7 @@ class ComputedValuesPass(EditPass):
 
     def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
         result = apply_edits(module, edits)
-        needs = [m for m in (JNP, NP) if any(m in getattr(edit, "needs", ()) for edit in edits)]
+        needs = [m for m in (JAX_MODULE, JNP, NP) if any(m in getattr(edit, "needs", ()) for edit in edits)]
         return with_imports(result, needs) if needs else result
 
 
