@@ -8,6 +8,7 @@ from __future__ import annotations
 from reducer.search.passes.arrays import ArrayLiteralsPass
 from reducer.search.passes.base import REMOVE, Edit, EditPass, Pass
 from reducer.search.passes.cleanup import UnusedDefinitionsPass
+from reducer.search.passes.comprehensions import ComprehensionPass
 from reducer.search.passes.computed import ComputedValuesPass, Observe
 from reducer.search.passes.constants import ConstantPass
 from reducer.search.passes.fields import NamedTupleFieldsPass
@@ -16,6 +17,7 @@ from reducer.search.passes.hoist import HoistPass
 from reducer.search.passes.independent import IndependentStatementsPass, LinesOf
 from reducer.search.passes.inline import InlinePass
 from reducer.search.passes.literals import LiteralPass
+from reducer.search.passes.lookups import StaticLookupPass
 from reducer.search.passes.params import UnusedParametersPass
 from reducer.search.passes.pytrees import PytreeLeavesPass
 from reducer.search.passes.singletons import SingletonPass
@@ -45,6 +47,10 @@ def default_passes() -> list[Pass]:
         StatementPass(),
         UnusedDefinitionsPass(),
         UnwrapPass(),
+        # A comprehension over constants becomes the list of its first elements, and a table of functions
+        # read by literal keys becomes the functions where they are read: then inline can take each apart.
+        ComprehensionPass(),
+        StaticLookupPass(),
         # Before inline: a class with one instance becomes module code in one test, not method by method.
         SingletonPass(),
         InlinePass(),
@@ -83,8 +89,8 @@ def statement_passes() -> list[Pass]:
 
 
 __all__ = [
-    "REMOVE", "ArrayLiteralsPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
-    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "TidyPass",
-    "TupleElementsPass", "UnusedDefinitionsPass",
+    "REMOVE", "ArrayLiteralsPass", "ComprehensionPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
+    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "StaticLookupPass",
+    "TidyPass", "TupleElementsPass", "UnusedDefinitionsPass",
     "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes", "tracing",
 ]

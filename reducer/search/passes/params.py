@@ -12,6 +12,8 @@ use of C is such a call), an ordinary method `m` by every `x.m(a, b)` (when no o
 every `x.m` is such a call), and `__call__` by every call of the one instance the module makes (`bn = C()`,
 `self.bn = C()`), so their parameters after `self` go the same way.
 
+An operand of `lax.switch` or `lax.cond` that no branch lambda reads goes with its parameter in every branch.
+
 A def whose call sites are not visible (a method a library calls, `__call__`, a callback) and that reads
 none of its parameters (`self` included) takes `*_` instead: it then accepts whatever it is given.
 """
@@ -25,6 +27,8 @@ from libcst.metadata import ScopeProvider
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, metadata
 from reducer.search.passes.callsites import called_functions, is_read_in, matching_argument
+from reducer.search.passes.names import import_aliases, last_part, names_in, qualified_name
+from reducer.search.passes.traversal import walk
 
 
 class UnusedParametersPass(EditPass):
@@ -42,7 +46,8 @@ class UnusedParametersPass(EditPass):
         single = [_removals(f.params, list(f.calls), f.is_read, f.bound) for f in functions]
         bulk = [_together(removals) for removals in single if len(removals) > 1]
         called = {id(f.params) for f in functions if f.calls}  # with no call seen, removals are guesses too
-        return [*bulk, *(edit for removals in single for edit in removals), *_any_arguments(module, called)]
+        return [*bulk, *(edit for removals in single for edit in removals), *_any_arguments(module, called),
+                *_branch_operands(module)]
 
 
 _ANY = cst.Parameters(star_arg=cst.Param(cst.Name("_"), star="*"))
@@ -68,6 +73,43 @@ def _any_arguments(module: cst.Module, called: set[int]) -> list[Edit]:
             continue
         edits.append(Edit(params, _ANY))
     return edits
+
+
+def _branch_operands(module: cst.Module) -> list[Edit]:
+    """`lax.switch(i, [lambda x: 0, lambda x: ()], a)` -> `lax.switch(i, [lambda: 0, lambda: ()])` (and the
+    same for `lax.cond(p, t, f, *operands)`): an operand that no branch reads goes with its parameter in
+    every branch. The branches' only call site is inside JAX, so only lambdas written in the call qualify."""
+    aliases = import_aliases(module)
+    edits: list[Edit] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            op = last_part(qualified_name(node.func, aliases))
+            if not qualified_name(node.func, aliases).startswith("jax") or any(a.keyword or a.star for a in node.args):
+                return
+            values = [a.value for a in node.args]
+            if op == "switch" and len(values) >= 2 and isinstance(values[1], (cst.List, cst.Tuple)):
+                branches, operands = [e.value for e in values[1].elements], node.args[2:]
+            elif op == "cond" and len(values) >= 3:
+                branches, operands = values[1:3], node.args[3:]
+            else:
+                return
+            if not operands or not all(isinstance(b, cst.Lambda) and _plain(b.params)
+                                       and len(b.params.params) == len(operands) for b in branches):
+                return
+            for position, operand in enumerate(operands):
+                params = [b.params.params[position] for b in branches]  # type: ignore[attr-defined]
+                if any(param.name.value in names_in(b.body) for param, b in zip(params, branches)):  # type: ignore[attr-defined]
+                    continue
+                edits.append(Edit(operand, REMOVE, tuple((param, REMOVE) for param in params)))
+
+    walk(module, _Calls())
+    return edits
+
+
+def _plain(params: cst.Parameters) -> bool:
+    return (params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params and params.star_kwarg is None
+            and not params.posonly_params and all(p.default is None for p in params.params))
 
 
 def _together(edits: list[Edit]) -> Edit:

@@ -5,6 +5,9 @@ easier to read (and often names the transformation that matters). Edits:
 
 * a call of a function transformation (`jit`, `vmap`, `grad`, `checkpoint`, `custom_vjp`, ...) or of
   `partial(transformation, ...)` becomes its function argument, so `jax.jit(f)(x)` becomes `f(x)`;
+* a vmap (or pmap) given only its function is also offered on one example: `jax.vmap(f)(a, b)` ->
+  `f(a[0], b[0])` (a lambda's body with its parameters bound: `vmap(lambda x: g(x))(a)` -> `g(a[0])`), which
+  unwraps it even when the raising call sits inside `f`;
 * a call of any other partial becomes the call it stands for: `partial(f, a, k=v)(b)` -> `f(a, b, k=v)`;
 * any decorator can go; dropping `@custom_vjp`/`@custom_jvp` also drops the `f.defvjp(...)` lines it needs;
 * each transformation removed is also offered together with numpy array constructors becoming jax.numpy
@@ -67,6 +70,7 @@ class _Collector(cst.CSTVisitor):
         self.edits: list[Edit] = []
         self.as_jax = _numpy_constructors_as_jax(module, self.aliases)
         self.own = own_functions(module)
+        self.called: set[int] = set()  # ids of calls that are called in turn (`jax.jit(f)` in `jax.jit(f)(x)`)
 
     def _unwrap(self, node: cst.CSTNode, replacement: cst.CSTNode | object, extra: tuple = ()) -> None:
         """Remove a transformation; also offer the same with numpy constructors made jax.numpy ones."""
@@ -82,14 +86,20 @@ class _Collector(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         name = self.name_of(node.func)
         args = _positional(node)
+        if isinstance(node.func, cst.Call):
+            self.called.add(id(node.func))  # visited before it: its replacement stands where a callee does
         if is_transform(name) and args:
-            self._unwrap(node, args[0].value)  # jax.jit(f, ...) -> f
+            function = args[0].value  # jax.jit(f, ...) -> f; `jax.jit(lambda x: e)(a)` -> `(lambda x: e)(a)`
+            self._unwrap(node, parenthesize(function) if id(node) in self.called else function)
         elif isinstance(node.func, cst.Call) and self.name_of(node.func.func) in _PARTIALS:
             inner = _positional(node.func)
             if inner and is_transform(self.name_of(inner[0].value)) and args:
                 self._unwrap(node, args[0].value)  # partial(jax.jit, ...)(f) -> f
             elif inner and not any(a.star for a in [*node.func.args, *node.args]):
                 self.edits.append(Edit(node, _called_directly(node.func, node)))
+        per_example = _per_example(node, self.name_of)
+        if per_example is not None:
+            self.edits.append(Edit(node, per_example))
         self._control_flow(node, last_part(name) if name.startswith("jax") else "", args)
         forwarded = _forwarded(node, self.name_of, self.own)
         if forwarded is not None:
@@ -159,6 +169,35 @@ def _transformed_lambda(node: cst.Call, name_of) -> cst.Lambda | None:
             or any(a.star or a.keyword is not None for a in node.args) or len(node.args) != len(params.params)):
         return None
     return lam
+
+
+def _per_example(node: cst.Call, name_of) -> cst.Call | None:
+    """`jax.vmap(f)(a, b)` -> `f(a[0], b[0])`: the function on one example, as the mapped function sees it
+    (every argument is mapped over its first axis when vmap or pmap is given only the function); else None.
+    Unwrapping to `f(a, b)` instead hands the function whole batches, which often fails another way."""
+    transform = node.func
+    if not (isinstance(transform, cst.Call) and last_part(name_of(transform.func)) in ("vmap", "pmap")
+            and name_of(transform.func).startswith("jax") and len(transform.args) == 1):
+        return None
+    function = transform.args[0]
+    if function.keyword is not None or function.star or not node.args:
+        return None
+    if any(a.keyword is not None or a.star for a in node.args):
+        return None
+    examples = [subscript(a.value, 0) for a in node.args]
+    lam = function.value
+    if isinstance(lam, cst.Lambda) and _plain(lam.params) and len(lam.params.params) == len(examples):
+        # `vmap(lambda x, i: g(x, i))(a, b)` -> `g(a[0], b[0])`: without the lambda, which keeps it smaller
+        names = [p.name.value for p in lam.params.params]
+        if not any(names_in(example) & set(names) for example in examples):
+            return parenthesize(substitute(lam.body, dict(zip(names, examples))))  # type: ignore[arg-type]
+    return _call(function.value, examples).with_changes(lpar=node.lpar, rpar=node.rpar)
+
+
+def _plain(params: cst.Parameters) -> bool:
+    """Only plain positional parameters without defaults."""
+    return (params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params and params.star_kwarg is None
+            and not params.posonly_params and all(p.default is None for p in params.params))
 
 
 def _bound(node: cst.Call, name_of) -> list[cst.Call]:
