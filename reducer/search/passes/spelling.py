@@ -1,5 +1,5 @@
 """Say the same thing in fewer tokens: an operator for a NumPy-style function, one array library, no
-annotations.
+annotations; and in fewer characters, ones where any values do.
 
 What is left after the structural passes often spells a step the long way: `jnp.matmul(a, b)` where a
 maintainer writes `a @ b`, `np.zeros(...)` beside `jnp.zeros(...)` so the program imports both libraries,
@@ -148,10 +148,26 @@ class _DropParamAnnotations(cst.CSTTransformer):
         return updated_node.with_changes(annotation=None, equal=equal)
 
 
+class Ones(_SpellingSubPass):
+    """`jnp.zeros(s)` -> `jnp.ones(s)` (and `zeros_like`, numpy's too): where any values do, a maintainer
+    writes ones, since zeros look like the special value the bug might need; and it is a character shorter,
+    so the result prefers it whenever the failure survives it."""
+
+    name: ClassVar[str] = "spelling.ones"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        library, _, function = qualified_name(node.func, self.analysis.aliases).rpartition(".")
+        if library not in _LIBRARIES or function not in ("zeros", "zeros_like"):
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            self.offer(Edit(func.attr, cst.Name(function.replace("zeros", "ones"))))
+
+
 class SpellingPass(PassGroup):
     """Shorter spellings of the same step (see the module docstring)."""
 
     name = "spelling"
     analysis = SpellingAnalysis
-    subpasses = (OneLibrary, Annotations, Operator)
+    subpasses = (OneLibrary, Annotations, Operator, Ones)
     prune = (cst.FormattedString,)
