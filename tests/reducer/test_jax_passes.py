@@ -1046,7 +1046,7 @@ def test_a_bound_method_that_reads_nothing_of_self_becomes_a_lambda():
         "\njax.lax.fori_loop(0, 0, lambda *_: jnp.full((2, 2), 0.0), x)\n"]
 
 
-def test_spelling_writes_operators_one_array_library_and_no_annotations():
+def test_spelling_writes_operators_one_array_library_no_annotations_and_ones():
     source = """
     import numpy as np
     import jax.numpy as jnp
@@ -1079,6 +1079,7 @@ def test_spelling_writes_operators_one_array_library_and_no_annotations():
         header + f + body + g + "y = np.add(-x, y) * ((-x) ** 2)\n" + z,  # fit() is cautious inside operators
         header + f + body + g + y + "z = a @ b\n",
     ]
+    assert out["spelling.ones"] == [header + f + body.replace("np.zeros", "np.ones") + g + y + z]
     # NumPy used other than through its attributes stays; lax.add is not `+` (it does not promote dtypes).
     assert candidates(SpellingPass(), "import numpy as np\nimport jax.numpy as jnp\nf(np)\nnp.add(1, 2)\n") == [
         "import numpy as np\nimport jax.numpy as jnp\nf(np)\n1 + 2\n"]
