@@ -10,7 +10,6 @@ def safe_norm(v):
     pass
 
 @safe_norm.defjvp
-def _safe_norm_jvp(primals, tangents):
-    (dv,) = tangents
-    return 1.0, dv
-jax.grad(lambda pos: jax.vmap(safe_norm)(pos))(jnp.zeros((0, 0)))
+def _safe_norm_jvp(*_):
+    return 1.0, jnp.ones(0)
+jax.grad(lambda pos: safe_norm(pos))(jnp.ones((0, 0)))

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.random.choice(jnp.zeros(2, jnp.uint32), 1.0, (2,), replace=False)
+jax.random.choice(jnp.ones(2, jnp.uint32), 1.0, (2,), replace=False)

@@ -7,6 +7,6 @@ import jax.numpy as jnp
 import numpy as np
 
 def roc_auc(scores):
-    np.zeros(0)[np.argsort(scores)] = 0
+    np.ones(0)[np.argsort(scores)] = 0
 
-jax.jit(roc_auc)(jnp.zeros(0))
+jax.jit(roc_auc)(jnp.ones(0))
