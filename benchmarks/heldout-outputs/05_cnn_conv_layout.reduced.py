@@ -5,4 +5,4 @@
 import jax.numpy as jnp
 from jax import lax
 lax.conv_general_dilated(
-    jnp.zeros((0, 0, 0, 0)), jnp.zeros((0, 1, 0, 0)), window_strides=(0,), padding="SAME")
+    jnp.ones((0, 0, 0, 0)), jnp.ones((0, 1, 0, 0)), window_strides=(0,), padding="SAME")

@@ -9,4 +9,4 @@ import jax
 @dataclasses.dataclass
 class TrainConfig:
     pass
-functools.partial(jax.jit, static_argnums=3)(lambda *_: None)(0, 0, 0, TrainConfig())
+functools.partial(jax.jit, static_argnums=3)(lambda *_: None)(0, 0, 0.0, TrainConfig())
