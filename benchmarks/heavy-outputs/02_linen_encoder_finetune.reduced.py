@@ -12,4 +12,4 @@ class Encoder(nn.Module):
         nn.Dense(1, name="input_proj")(x)
 
 model = Encoder()
-model.apply({"params": model.init(jax.random.PRNGKey(0), (0, 0))["params"]}, jnp.zeros(1))
+model.apply({"params": model.init(jax.random.PRNGKey(0), (0, 0))["params"]}, jnp.ones(1))
