@@ -108,6 +108,12 @@ def fit(parent: cst.CSTNode | None, expr: cst.BaseExpression) -> cst.BaseExpress
     return parenthesize(expr)
 
 
+def plain_parameters(params: cst.Parameters) -> bool:
+    """Only plain positional parameters without defaults (`lambda x, i: ...`): each argument binds one."""
+    return (params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params and params.star_kwarg is None
+            and not params.posonly_params and all(p.default is None for p in params.params))
+
+
 def own_functions(module: cst.Module) -> set[str]:
     """Names the program binds to its own functions, anywhere: `def f` and `f = lambda ...`.
 

@@ -27,7 +27,7 @@ from libcst.metadata import ScopeProvider
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass, metadata
 from reducer.search.passes.callsites import called_functions, is_read_in, matching_argument
-from reducer.search.passes.names import import_aliases, last_part, names_in, qualified_name
+from reducer.search.passes.names import import_aliases, last_part, names_in, plain_parameters, qualified_name
 from reducer.search.passes.traversal import walk
 
 
@@ -94,7 +94,7 @@ def _branch_operands(module: cst.Module) -> list[Edit]:
                 branches, operands = values[1:3], node.args[3:]
             else:
                 return
-            if not operands or not all(isinstance(b, cst.Lambda) and _plain(b.params)
+            if not operands or not all(isinstance(b, cst.Lambda) and plain_parameters(b.params)
                                        and len(b.params.params) == len(operands) for b in branches):
                 return
             for position, operand in enumerate(operands):
@@ -105,11 +105,6 @@ def _branch_operands(module: cst.Module) -> list[Edit]:
 
     walk(module, _Calls())
     return edits
-
-
-def _plain(params: cst.Parameters) -> bool:
-    return (params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params and params.star_kwarg is None
-            and not params.posonly_params and all(p.default is None for p in params.params))
 
 
 def _together(edits: list[Edit]) -> Edit:

@@ -34,7 +34,8 @@ from libcst.helpers import get_full_name_for_node
 
 from reducer.search.passes.base import REMOVE, Edit, EditPass
 from reducer.search.passes.names import (as_jax_constructor, import_aliases, is_transform, last_part, names_in,
-                                         own_functions, parenthesize, qualified_name, subscript, substitute)
+                                         own_functions, parenthesize, plain_parameters, qualified_name, subscript,
+                                         substitute)
 from reducer.search.passes.traversal import walk
 
 _PARTIALS = {"functools.partial", "partial"}
@@ -59,7 +60,6 @@ def _called_directly(partial: cst.Call, call: cst.Call) -> cst.Call:
     positional = [a for a in call.args if a.keyword is None]
     later = [a for a in call.args if a.keyword is not None]
     return _call(func.value, [*bound, *positional, *keywords, *later])
-
 
 
 class _Collector(cst.CSTVisitor):
@@ -186,18 +186,12 @@ def _per_example(node: cst.Call, name_of) -> cst.Call | None:
         return None
     examples = [subscript(a.value, 0) for a in node.args]
     lam = function.value
-    if isinstance(lam, cst.Lambda) and _plain(lam.params) and len(lam.params.params) == len(examples):
+    if isinstance(lam, cst.Lambda) and plain_parameters(lam.params) and len(lam.params.params) == len(examples):
         # `vmap(lambda x, i: g(x, i))(a, b)` -> `g(a[0], b[0])`: without the lambda, which keeps it smaller
         names = [p.name.value for p in lam.params.params]
         if not any(names_in(example) & set(names) for example in examples):
             return parenthesize(substitute(lam.body, dict(zip(names, examples))))  # type: ignore[arg-type]
     return _call(function.value, examples).with_changes(lpar=node.lpar, rpar=node.rpar)
-
-
-def _plain(params: cst.Parameters) -> bool:
-    """Only plain positional parameters without defaults."""
-    return (params.star_arg is cst.MaybeSentinel.DEFAULT and not params.kwonly_params and params.star_kwarg is None
-            and not params.posonly_params and all(p.default is None for p in params.params))
 
 
 def _bound(node: cst.Call, name_of) -> list[cst.Call]:
