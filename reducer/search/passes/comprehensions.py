@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.search.passes.base import Edit, EditPass
-from reducer.search.passes.names import literal_int
+from reducer.search.passes.names import literal_int, names_in
 from reducer.search.passes.traversal import walk
 
 MAX_ELEMENTS = 16  # a longer range unrolled is rarely smaller than its comprehension
@@ -90,7 +90,7 @@ class _Reads(cst.CSTVisitor):
         return False
 
     def visit_CompFor(self, node: cst.CompFor) -> bool:
-        if self.name in _target_names(node.target):
+        if self.name in names_in(node.target):
             self.rebinds = True  # a nested comprehension over the same name: not worth the scoping rules
         return True
 
@@ -106,21 +106,6 @@ class _Reads(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.name:
             self.found.append(node)
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    return {n.value for n in _names(target)}
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _All(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-    node.visit(_All())
-    return found
 
 
 def reads(node: cst.CSTNode, name: str) -> list[cst.Name] | None:

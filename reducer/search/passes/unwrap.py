@@ -171,7 +171,7 @@ def _transformed_lambda(node: cst.Call, name_of) -> cst.Lambda | None:
     return lam
 
 
-def _per_example(node: cst.Call, name_of) -> cst.Call | None:
+def _per_example(node: cst.Call, name_of) -> cst.BaseExpression | None:
     """`jax.vmap(f)(a, b)` -> `f(a[0], b[0])`: the function on one example, as the mapped function sees it
     (every argument is mapped over its first axis when vmap or pmap is given only the function); else None.
     Unwrapping to `f(a, b)` instead hands the function whole batches, which often fails another way."""
