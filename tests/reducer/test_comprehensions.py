@@ -11,16 +11,12 @@ import pytest
 
 import reducer
 from reducer.search.passes import ComprehensionPass, StaticLookupPass, UnusedParametersPass, UnwrapPass
-
-
-def _results(pass_, source: str) -> list[str]:
-    module = cst.parse_module(source)
-    return [pass_.apply(module, [edit]).code for edit in pass_.edits(module)]
+from tests.reducer.test_jax_passes import candidates
 
 
 def test_a_range_comprehension_becomes_its_first_elements_with_each_captured_default_resolved():
     source = "fs = [lambda x, i=i: FNS[i](x) + i for i in range(1, 4)]\n"
-    assert _results(ComprehensionPass(), source) == [
+    assert candidates(ComprehensionPass(), source) == [
         "fs = [lambda x: FNS[1](x) + 1, lambda x: FNS[2](x) + 2, lambda x: FNS[3](x) + 3]\n",
         "fs = [lambda x: FNS[1](x) + 1, lambda x: FNS[2](x) + 2]\n",
         "fs = [lambda x: FNS[1](x) + 1]\n",
@@ -28,7 +24,7 @@ def test_a_range_comprehension_becomes_its_first_elements_with_each_captured_def
 
 
 def test_a_dict_comprehension_over_a_literal_tuple_becomes_a_dict():
-    assert _results(ComprehensionPass(), "d = {k: f(k, -k) for k in ('a', 0.5)}\n") == [
+    assert candidates(ComprehensionPass(), "d = {k: f(k, -k) for k in ('a', 0.5)}\n") == [
         "d = {'a': f('a', -'a'), 0.5: f(0.5, -0.5)}\n", "d = {'a': f('a', -'a')}\n"]
 
 
@@ -36,7 +32,7 @@ def test_names_the_loop_variable_does_not_reach_stay():
     """A lambda parameter of the same name, an attribute and a keyword are not the loop variable; a capture
     under another name (`j=i`) is resolved, and a parameter that is not the last keeps its default."""
     source = "fs = [lambda i: i.i + g(i=i) for i in range(2)]\ngs = [lambda j=i, k=1: j * k for i in [3]]\n"
-    assert _results(ComprehensionPass(), source) == [
+    assert candidates(ComprehensionPass(), source) == [
         "fs = [lambda i: i.i + g(i=i), lambda i: i.i + g(i=i)]\ngs = [lambda j=i, k=1: j * k for i in [3]]\n",
         "fs = [lambda i: i.i + g(i=i)]\ngs = [lambda j=i, k=1: j * k for i in [3]]\n",
         "fs = [lambda i: i.i + g(i=i) for i in range(2)]\ngs = [lambda j=3, k=1: j * k]\n",
@@ -63,7 +59,7 @@ def test_a_literal_table_read_by_literal_keys_becomes_its_elements_and_goes():
             return FNS[0]() + FNS[-1]() + CFG["lr"]
         print(f(0), CFG[2])
     ''')
-    assert _results(StaticLookupPass(), source) == [
+    assert candidates(StaticLookupPass(), source) == [
         'CFG = {"lr": 0.1, 2: "x"}\ndef f(i):\n    return (lambda: 0)() + (lambda: ())() + CFG["lr"]\nprint(f(0), CFG[2])\n',
         'FNS = [lambda: 0, lambda: ()]\ndef f(i):\n    return FNS[0]() + FNS[-1]() + 0.1\nprint(f(0), "x")\n',
     ]
@@ -79,17 +75,17 @@ def test_a_table_used_any_other_way_stays(other):
 
 
 def test_a_vmap_given_only_its_function_is_offered_on_one_example():
-    results = _results(UnwrapPass(), "import jax\njax.vmap(lambda x, i: g(x, i))(a, b)\n")
+    results = candidates(UnwrapPass(), "import jax\njax.vmap(lambda x, i: g(x, i))(a, b)\n")
     assert "import jax\ng(a[0], b[0])\n" in results
     assert "import jax\n(lambda x, i: g(x, i))(a, b)\n" in results  # the whole batch, the lambda still called
-    assert "import jax\nf(a[0])\n" in _results(UnwrapPass(), "import jax\njax.vmap(f)(a)\n")
-    with_axes = _results(UnwrapPass(), "import jax\njax.vmap(f, in_axes=(0, None))(a, b)\n")
+    assert "import jax\nf(a[0])\n" in candidates(UnwrapPass(), "import jax\njax.vmap(f)(a)\n")
+    with_axes = candidates(UnwrapPass(), "import jax\njax.vmap(f, in_axes=(0, None))(a, b)\n")
     assert not any("[0]" in result for result in with_axes)
 
 
 def test_an_operand_no_branch_reads_goes_with_its_parameter_in_every_branch():
     source = "from jax import lax\nlax.switch(i, [lambda x, y: x, lambda x, y: 0], a, b)\nlax.cond(p, lambda u: u, lambda u: 1, c)\n"
-    results = _results(UnusedParametersPass(), source)
+    results = candidates(UnusedParametersPass(), source)
     assert "from jax import lax\nlax.switch(i, [lambda x: x, lambda x: 0], a)\nlax.cond(p, lambda u: u, lambda u: 1, c)\n" in results
     assert all("lambda u: 1, c)" in result for result in results)  # one branch reads u: c stays
 
