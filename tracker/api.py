@@ -307,12 +307,37 @@ def save_for_exception(error: BaseException, name: str | None = None) -> str | N
     return saved.path if saved else None
 
 
+def save_untraced(error: BaseException, directory: str | None = None) -> tuple[str, str]:
+    """For an error no recorded JAX call raised: when it was raised inside JAX all the same (indexing an
+    array, say), copy the program as the source-level fallback. Returns the copy's path ("" when none) and
+    the sentence that says what happened."""
+    from tracker.verify import from_jax, save_untraced_fallback
+    if not from_jax(error):
+        return "", "jax-track: the error did not come from JAX; no repro saved"
+    directory = directory or config.repro_dir()
+    if not directory:
+        return "", "jax-track: no directory for the program's copy: set JAX_REPRO_DIR; no repro saved"
+    try:
+        os.makedirs(directory, exist_ok=True)
+        copy = save_untraced_fallback(directory, error)
+    except Exception as problem:  # the user's error is the news; ours is a footnote
+        return "", f"jax-track: the error came from JAX outside the recorded calls; could not copy the program: {problem}"
+    if not copy:
+        return "", ("jax-track: the error came from JAX outside the recorded calls, and there is no program file "
+                    "to copy; no repro saved")
+    return copy, (f"jax-reduce tracker: {type(error).__name__} was raised inside JAX outside the calls the tracker "
+                  f"records; no traced repro exists; the original program is copied to {copy}; reduce that")
+
+
 def install_excepthook() -> None:
     previous = sys.excepthook
 
     def excepthook(kind: type, error: BaseException, tb: Any) -> None:
         try:
-            save_for_exception(error)
+            if save_for_exception(error) is None and isinstance(error, Exception):
+                copy, said = save_untraced(error)
+                if copy:
+                    print(said, file=sys.stderr)
         except Exception:  # never hide the user's traceback
             pass
         previous(kind, error, tb)

@@ -80,7 +80,11 @@ def run_script(options: argparse.Namespace, told: str = "") -> int:
         traceback.print_exc()
         saved = save_failure(error)
         if saved is None:
-            print("jax-track: the error did not come from a recorded JAX call; no repro saved", file=sys.stderr)
+            copy = _save_untraced(options, error)
+            if copy and told:
+                _tell_parent(told, copy)
+            if copy and options.reduce:
+                return _reduce(copy, options.jobs)
             return 1
         print(f"jax-reduce tracker: {saved.describe()}", file=sys.stderr)
         _tell_parent(told, saved.to_reduce)
@@ -150,6 +154,14 @@ def _save_crash(options: argparse.Namespace, signal_name: str) -> None:
           f"original program is copied to {copy}; reduce that", file=sys.stderr)
     if options.reduce:
         _reduce(copy, options.jobs)
+
+
+def _save_untraced(options: argparse.Namespace, error: BaseException) -> str:
+    """The source-level fallback of an error raised inside JAX outside every recorded call; "" if none."""
+    from tracker.api import save_untraced
+    copy, said = save_untraced(error, os.path.abspath(options.repro_dir))
+    print(said, file=sys.stderr)
+    return copy
 
 
 def _die_of(signum: int) -> int:

@@ -9,6 +9,7 @@ source-level fallback): reduction can still start from something that fails the 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import shlex
@@ -121,26 +122,94 @@ def save_crash_fallback(directory: str, script: str, signal_name: str) -> str:
     of ``script`` headed by why; returns that copy's path. The original files are only read."""
     from reprokit.localmodules import local_module_files
     files = [str(f) for f in local_module_files(script)]
-    stem = os.path.splitext(os.path.basename(script))[0]
+    why = (f"the program died of {signal_name} inside the tracked run, and no Python code runs after a fatal "
+           "signal, so none could be saved")
+    return _save_headed_copy(directory, files, "crash", why)
+
+
+def save_untraced_fallback(directory: str, error: BaseException) -> str:
+    """Copy the program behind ``error`` (raised inside JAX but outside every JAX call the tracker
+    records, e.g. indexing an array) and its local modules to ``<stem>_untraced_<n>_original/`` in
+    ``directory``, headed by why; returns that copy's path, or "" with no program file to copy."""
+    files = program_files(error)
+    if not files:
+        return ""
+    why = (f"{type(error).__name__} was raised inside JAX ({raised_at(error)}) but outside the JAX calls the "
+           "tracker records, so there is no call to replay")
+    return _save_headed_copy(directory, files, "untraced", why)
+
+
+def raised_at(error: BaseException) -> str:
+    """Where ``error`` was raised, and the user's last line that led there: "jax/_src/x.py:12, from prog.py:8"."""
+    from tracker.failures import full_traceback
+    frames = []
+    tb = full_traceback(error)
+    while tb is not None:
+        frames.append((os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno))
+        tb = tb.tb_next
+    if not frames:
+        return "no traceback"
+    raised = f"{_short(frames[-1][0])}:{frames[-1][1]}"
+    users = [(f, n) for f, n in frames if _is_user_file(f)]
+    return f"{raised}, from {os.path.basename(users[-1][0])}:{users[-1][1]}" if users else raised
+
+
+def from_jax(error: BaseException) -> bool:
+    """Whether JAX's own code is in ``error``'s traceback: a failure the tracker should have seen."""
+    from tracker.failures import full_traceback
+    tb = full_traceback(error)
+    while tb is not None:
+        if _is_jax_file(os.path.abspath(tb.tb_frame.f_code.co_filename)):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _is_jax_file(path: str) -> bool:
+    return any(_inside(path, root) for root in _jax_roots())
+
+
+def _short(path: str) -> str:
+    """A JAX file from its package folder on (``jax/_src/numpy/indexing.py``); any other file as given."""
+    for root in _jax_roots():
+        if _inside(path, root):
+            return os.path.relpath(path, os.path.dirname(root))
+    return path
+
+
+@functools.cache
+def _jax_roots() -> tuple[str, ...]:
+    """The folders of the installed jax and jaxlib packages (found, not imported)."""
+    import importlib.util
+    roots = []
+    for name in ("jax", "jaxlib"):
+        spec = importlib.util.find_spec(name)
+        roots += [os.path.abspath(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    return tuple(roots)
+
+
+def _save_headed_copy(directory: str, files: list[str], kind: str, why: str) -> str:
+    """Copy ``files`` (the main program first) to ``<main stem>_<kind>_<n>_original/`` in ``directory``, the
+    main program headed by ``why``; returns the copy of the main program. The originals are only read."""
+    stem = os.path.splitext(os.path.basename(files[0]))[0]
     n = 1
-    while os.path.exists(os.path.join(directory, f"{stem}_crash_{n}_original")):
+    while os.path.exists(os.path.join(directory, f"{stem}_{kind}_{n}_original")):
         n += 1
-    target = os.path.join(os.path.abspath(directory), f"{stem}_crash_{n}_original")
+    target = os.path.join(os.path.abspath(directory), f"{stem}_{kind}_{n}_original")
     main = os.path.join(target, _copy_program(files, target))
     with open(main, "rb") as f:
         source_bytes = f.read()
-    write_atomically(main, _with_crash_header(source_bytes, signal_name, shlex.quote(os.path.basename(main))))
+    write_atomically(main, _with_header(source_bytes, why, shlex.quote(os.path.basename(main))))
     return main
 
 
-def _with_crash_header(source: bytes, signal_name: str, name: str) -> bytes:
+def _with_header(source: bytes, why: str, name: str) -> bytes:
     """``source`` with the verdict lines after its shebang and coding lines (which must stay first)."""
     lines = source.splitlines(keepends=True)
     keep = 0
     while keep < min(2, len(lines)) and (lines[keep].startswith(b"#!") and keep == 0 or _CODING.match(lines[keep])):
         keep += 1
-    header = (f"{HEADER}no traced repro: the program died of {signal_name} inside the tracked run, and no "
-              f"Python code runs after a fatal signal, so none could be saved\n"
+    header = (f"{HEADER}no traced repro: {why}\n"
               f"{HEADER}this is a copy of the original program, its local modules beside it: reduce this copy "
               f"(jax-reduce {name}; jax-track --reduce does)\n").encode()
     if lines and not lines[-1].endswith((b"\n", b"\r")):

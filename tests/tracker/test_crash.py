@@ -96,6 +96,56 @@ def test_an_ordinary_jax_error_is_saved_as_before(tmp_path):
     assert sorted(p.name for p in (tmp_path / "repros").iterdir()) == ["reshape_1.py"]
 
 
+UNTRACED = textwrap.dedent('''\
+    import jax
+    from helpers import double
+
+    key = jax.random.key(0)
+    print(double(jax.random.normal(key, (2,))).shape)  # recorded calls first
+    key[0]  # raised inside JAX, but indexing is no call the tracker records
+''')
+
+
+@pytest.mark.parametrize("how", ["jax-track", "JAX_REPRO_DIR"])
+def test_an_error_raised_in_jax_outside_the_recorded_calls_leaves_the_program_copied(tmp_path, how):
+    program = tmp_path / "prog.py"
+    program.write_text(UNTRACED)
+    (tmp_path / "helpers.py").write_text(HELPER)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    if how == "jax-track":
+        done = track(tmp_path, str(program))
+    else:  # the start-up hook's mode: the program run plainly, tracked by its environment
+        done = run([sys.executable, "prog.py"], str(tmp_path), JAX_REPRO_DIR=str(tmp_path / "repros"))
+    assert done.returncode == 1, done.stderr
+    assert "IndexError: Too many indices: array is 0-dimensional, but 1 were indexed" in done.stderr
+    copy = tmp_path / "repros" / "prog_untraced_1_original"
+    said = (f"jax-reduce tracker: IndexError was raised inside JAX outside the calls the tracker records; no traced "
+            f"repro exists; the original program is copied to {copy / 'prog.py'}; reduce that")
+    assert said in done.stderr.splitlines()
+    assert sorted(p.name for p in copy.iterdir()) == ["helpers.py", "prog.py"]
+    raised_in = next(line for line in done.stderr.splitlines()[::-1] if line.startswith("  File ")).split('"')[1]
+    assert raised_in.endswith(os.path.join("jax", "_src", "numpy", "indexing.py"))
+    line = next(line for line in done.stderr.splitlines()[::-1] if line.startswith("  File ")).split("line ")[1].split(",")[0]
+    header = (f"# jax-reduce tracker: no traced repro: IndexError was raised inside JAX "
+              f"(jax/_src/numpy/indexing.py:{line}, from prog.py:6) but outside the JAX calls the tracker records, "
+              "so there is no call to replay\n"
+              "# jax-reduce tracker: this is a copy of the original program, its local modules beside it: reduce "
+              "this copy (jax-reduce prog.py; jax-track --reduce does)\n")
+    assert (copy / "prog.py").read_text() == header + UNTRACED
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    outcome = signature_of(str(copy / "prog.py"), timeout=TIMEOUT)
+    assert (outcome.kind, outcome.exc_type) == (Kind.EXCEPTION, "IndexError")
+
+
+def test_an_error_jax_had_no_part_in_saves_nothing_and_says_so(tmp_path):
+    program = tmp_path / "prog.py"
+    program.write_text("import jax.numpy as jnp\nx = jnp.ones(3)\nraise ValueError('mine')\n")
+    done = track(tmp_path, str(program))
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == "jax-track: the error did not come from JAX; no repro saved"
+    assert not (tmp_path / "repros").exists()
+
+
 def test_exit_codes_and_output_pass_through(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text("import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(3)\n")
