@@ -3,7 +3,7 @@
 Data flows one way: source -> libcst tree -> a pass's edits -> candidate source -> oracle outcome ->
 accepted tree. Passes run in order and repeat until a whole round makes no progress. A candidate is only
 run when it is valid Python and strictly smaller than the current best (tokens, then characters), so the
-result can only shrink.
+result can only shrink; only the final passes, run once at the end, may rewrite it at the same token count.
 """
 
 from __future__ import annotations
@@ -92,9 +92,16 @@ class _PassTester:
         if candidate is None:
             return None
         source = module_code(candidate)
-        if module_size(candidate, source) >= self.reduction.best_size or not module_compiles(candidate, source):
+        if not self._improves(module_size(candidate, source), source) or not module_compiles(candidate, source):
             return None
         return candidate, source
+
+    def _improves(self, size: Size, source: str) -> bool:
+        """Smaller, or for a final pass (canonical forms, run once at the end) no more tokens."""
+        best = self.reduction.best_size
+        if getattr(self.pass_, "final", False):
+            return size.tokens <= best.tokens and source != self.reduction.best
+        return size < best
 
     def first_success(self, candidates: Sequence[EditSet]) -> int | None:
         built: list[tuple[cst.Module, str] | None] = []
@@ -272,7 +279,7 @@ class Reduction:
         while True:
             progress = False
             for pass_ in order:
-                if getattr(pass_, "late", False) and not late:
+                if getattr(pass_, "late", False) and not late or getattr(pass_, "final", False):
                     continue
                 if failed_on.get(pass_.name) == self.best or not (everyone or self._earning(pass_)):
                     continue
@@ -283,7 +290,7 @@ class Reduction:
                 else:
                     failed_on[pass_.name] = self.best
             if not progress and everyone and late:
-                return self.best
+                return self._finish()
             if not progress and everyone:
                 if at_structure_fixpoint is not None and at_structure_fixpoint(self):
                     return self.best
@@ -291,6 +298,15 @@ class Reduction:
                 late = True  # the structure is at a fixpoint: now the values
             everyone = not progress
             order = sorted(self.passes, key=self._payoff, reverse=True)
+
+    def _finish(self) -> str:
+        """Run the passes marked ``final`` once each, in order: they rewrite the result into the form a
+        maintainer writes, keeping its token count (a size of 2 where the search left 0), which every other
+        pass would count as growth and undo, so nothing runs after them."""
+        for pass_ in self.passes:
+            if getattr(pass_, "final", False):
+                self.run_pass(pass_)
+        return self.best
 
     def _earning(self, pass_: Pass) -> bool:
         """Whether a pass has removed anything from this program yet. One that has not sits out the rounds

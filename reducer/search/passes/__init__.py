@@ -21,6 +21,7 @@ from reducer.search.passes.lookups import StaticLookupPass
 from reducer.search.passes.params import UnusedParametersPass
 from reducer.search.passes.pytrees import PytreeLeavesPass
 from reducer.search.passes.singletons import SingletonPass
+from reducer.search.passes.sizes import ZeroSizesPass
 from reducer.search.passes.spelling import SpellingPass
 from reducer.search.passes.statements import StatementPass
 from reducer.search.passes.tidy import TidyPass
@@ -66,6 +67,8 @@ def default_passes() -> list[Pass]:
         ConstantPass(),
         SpellingPass(),
         TidyPass(),
+        # Final: run once at the end, it gives zero-size arrays small distinct sizes at the same token count.
+        ZeroSizesPass(),
     ]
 
 
@@ -92,5 +95,5 @@ __all__ = [
     "REMOVE", "ArrayLiteralsPass", "ComprehensionPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
     "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "StaticLookupPass",
     "TidyPass", "TupleElementsPass", "UnusedDefinitionsPass",
-    "UnusedParametersPass", "UnwrapPass", "default_passes", "observing", "statement_passes", "tracing",
+    "UnusedParametersPass", "UnwrapPass", "ZeroSizesPass", "default_passes", "observing", "statement_passes", "tracing",
 ]

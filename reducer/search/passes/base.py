@@ -52,7 +52,8 @@ class Edit:
 
 class Pass(Protocol):
     """``name`` says what the pass removes; a pass may also set ``late = True`` to run only once the other
-    passes stop making progress (the engine reads it with getattr)."""
+    passes stop making progress, or ``final = True`` to run once after all of them, where a candidate with
+    no more tokens counts (canonical forms; the engine reads both with getattr)."""
 
     name: str
 

@@ -1,0 +1,73 @@
+"""Give zero-size arrays small distinct sizes: `jnp.ones((0, 0)) @ jnp.ones((1, 0))` -> `jnp.ones((2, 3)) @
+jnp.ones((1, 4))`.
+
+The literals pass shrinks every size it can, and an empty array is the smallest; but to a maintainer an empty
+array looks like an edge case of its own, and equal sizes hide which dimension is which. So once the search is
+done, the sizes that ended at 0 in an array constructor's shape (jax.numpy's and NumPy's `ones`, `zeros`,
+`empty`, `full`; `jax.random`'s samplers) get small distinct nonzero sizes, 2, 3, 4, ... in source order,
+wherever the failure stays the same.
+
+A final pass (``final = True``): the engine runs it once, after every other pass is done, and accepts a
+candidate that keeps the token count (a size is one token either way) although its literals are larger; run
+earlier, the literals pass would take the sizes back to 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from reducer.search.passes.base import Edit, EditPass, visited
+from reducer.search.passes.names import import_aliases, literal_int, qualified_name
+
+# Array constructors whose shape is their first argument, and jax.random's samplers, whose shape is their
+# second (after the key); either may be passed as `shape=`.
+_SHAPE_FIRST = {f"{library}.{name}" for library in ("jax.numpy", "numpy")
+                for name in ("ones", "zeros", "empty", "full")}
+_SHAPE_SECOND = {f"jax.random.{name}" for name in (
+    "normal", "uniform", "randint", "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher")}
+_FIRST_SIZE = 2  # 1 broadcasts against anything, so it says less than 2
+_LAST_SIZE = 9  # sizes after it start again at _FIRST_SIZE: a one-digit size reads at a glance
+
+
+class _ZeroSizes(cst.CSTVisitor):
+    """The `0` literals that are sizes in a constructor's shape, in source order."""
+
+    def __init__(self, aliases: dict[str, str]) -> None:
+        super().__init__()
+        self.aliases = aliases
+        self.zeros: list[cst.Integer] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = qualified_name(node.func, self.aliases)
+        position = 0 if name in _SHAPE_FIRST else 1 if name in _SHAPE_SECOND else None
+        if position is None:
+            return
+        shape = _argument(node, position, "shape")
+        if shape is None:
+            return
+        sizes = [e.value for e in shape.elements] if isinstance(shape, (cst.Tuple, cst.List)) else [shape]
+        self.zeros.extend(s for s in sizes if isinstance(s, cst.Integer) and literal_int(s) == 0)
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in call.args):
+        return None  # `*args`: positions unknown
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    return positional[position].value if position < len(positional) else None
+
+
+class ZeroSizesPass(EditPass):
+    """Each zero size in a constructor's shape becomes its own small nonzero size."""
+
+    name = "zero-sizes"
+    final = True
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        zeros = visited(module, _ZeroSizes(import_aliases(module))).zeros
+        span = _LAST_SIZE - _FIRST_SIZE + 1
+        return [Edit(zero, zero.with_changes(value=str(_FIRST_SIZE + n % span))) for n, zero in enumerate(zeros)]
