@@ -35,14 +35,16 @@ def test_every_constructor_and_sampler_by_its_shape_argument_and_no_other_zero()
     assert all_at_once(ZeroSizesPass(), source) == textwrap.dedent("""\
         import jax, numpy as np
         from jax import numpy as xnp
-        a = xnp.zeros(2)[0] + np.empty([3, 2]).sum(0)
-        b = jax.numpy.full((4,), 0) + xnp.ones(shape=(5,), dtype=int)
-        c = jax.random.normal(k, (6, 1)) + jax.random.uniform(k, shape=(7,), minval=0)
+        a = xnp.zeros(3)[0] + np.empty([4, 2]).sum(0)
+        b = jax.numpy.full((5,), 0) + xnp.ones(shape=(6,), dtype=int)
+        c = jax.random.normal(k, (7, 1)) + jax.random.uniform(k, shape=(8,), minval=0)
         d = jax.lax.scan(f, 0, length=0), xnp.arange(0), xnp.ones(*s), jax.random.bernoulli(k, 0, (0,))
     """)
 
 
-def test_sizes_after_nine_start_again_at_two():
+def test_sizes_skip_those_the_shapes_have_and_after_nine_start_again():
+    source = "import jax.numpy as jnp\njnp.ones((3, 0)) + jnp.ones((2, 0))\n"
+    assert all_at_once(ZeroSizesPass(), source) == "import jax.numpy as jnp\njnp.ones((3, 4)) + jnp.ones((2, 5))\n"
     source = "import numpy as np\nnp.ones((" + ", ".join(["0"] * 10) + "))\n"
     assert all_at_once(ZeroSizesPass(), source) == "import numpy as np\nnp.ones((2, 3, 4, 5, 6, 7, 8, 9, 2, 3))\n"
 

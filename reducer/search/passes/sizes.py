@@ -5,7 +5,7 @@ The literals pass shrinks every size it can, and an empty array is the smallest;
 array looks like an edge case of its own, and equal sizes hide which dimension is which. So once the search is
 done, the sizes that ended at 0 in an array constructor's shape (jax.numpy's and NumPy's `ones`, `zeros`,
 `empty`, `full`; `jax.random`'s samplers) get small distinct nonzero sizes, 2, 3, 4, ... in source order,
-wherever the failure stays the same.
+skipping the sizes the shapes already have, wherever the failure stays the same.
 
 A final pass (``final = True``): the engine runs it once, after every other pass is done, and accepts a
 candidate that keeps the token count (a size is one token either way) although its literals are larger; run
@@ -38,6 +38,7 @@ class _ZeroSizes(cst.CSTVisitor):
         super().__init__()
         self.aliases = aliases
         self.zeros: list[cst.Integer] = []
+        self.used: set[int] = set()  # the nonzero sizes already written: a new size differs from them too
 
     def visit_Call(self, node: cst.Call) -> None:
         name = qualified_name(node.func, self.aliases)
@@ -48,7 +49,12 @@ class _ZeroSizes(cst.CSTVisitor):
         if shape is None:
             return
         sizes = [e.value for e in shape.elements] if isinstance(shape, (cst.Tuple, cst.List)) else [shape]
-        self.zeros.extend(s for s in sizes if isinstance(s, cst.Integer) and literal_int(s) == 0)
+        for size in sizes:
+            value = literal_int(size) if isinstance(size, cst.Integer) else None
+            if value == 0:
+                self.zeros.append(size)  # type: ignore[arg-type]
+            elif value is not None:
+                self.used.add(value)
 
 
 def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
@@ -68,6 +74,7 @@ class ZeroSizesPass(EditPass):
     final = True
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
-        zeros = visited(module, _ZeroSizes(import_aliases(module))).zeros
-        span = _LAST_SIZE - _FIRST_SIZE + 1
-        return [Edit(zero, zero.with_changes(value=str(_FIRST_SIZE + n % span))) for n, zero in enumerate(zeros)]
+        found = visited(module, _ZeroSizes(import_aliases(module)))
+        sizes = [n for n in range(_FIRST_SIZE, _LAST_SIZE + 1) if n not in found.used] or \
+            list(range(_FIRST_SIZE, _LAST_SIZE + 1))
+        return [Edit(zero, zero.with_changes(value=str(sizes[n % len(sizes)]))) for n, zero in enumerate(found.zeros)]
