@@ -126,6 +126,6 @@ def test_lambdas_made_in_a_comprehension_from_a_table_reduce_to_the_two_branches
     result = reducer.reduce(str(path), jobs=1, workers=pool)
     assert result.signature.startswith("TypeError: switch branch outputs must have the same pytree structure")
     assert result.source.endswith(
-        "\nimport jax.numpy as jnp\nfrom jax import lax\nlax.switch(0, [lambda xi: 1.0, lambda xi: ()], jnp.ones(0))\n")
+        "\nimport jax.numpy as jnp\nfrom jax import lax\nlax.switch(0, [lambda xi: 1.0, lambda xi: ()], jnp.ones(2))\n")
     paid = {p.name: p.tokens_removed for p in result.passes}
     assert paid["comprehensions"] > 0 and paid["lookups"] > 0 and paid["unwrap"] > 0
