@@ -3,4 +3,4 @@
 # signature: TypeError: add got incompatible shapes for broadcasting: (N, N, N), (N, N, N). @ jax._src.lax.lax._try_broadcast_shapes [jax.lax.add -> add(float:3, float:3)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-jnp.ones((0, 2, 0)) + jnp.ones((0, 4, 0))
+jnp.ones((3, 2, 5)) + jnp.ones((6, 4, 7))

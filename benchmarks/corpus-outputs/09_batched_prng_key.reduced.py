@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.random.normal(jnp.ones((0, 2), jnp.uint32))
+jax.random.normal(jnp.ones((3, 2), jnp.uint32))

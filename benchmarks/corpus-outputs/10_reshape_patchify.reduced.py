@@ -3,4 +3,4 @@
 # signature: TypeError: cannot reshape array of shape (N, N, N, N) (size N) into shape (N, N, N, N, N, N) (size N) @ jax._src.numpy.array_methods._compute_newshape [jax.numpy.reshape(float:4)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-jnp.reshape(jnp.ones((0, 0, 0, 0)), (1, 1, 1, 1, 1, 1))
+jnp.reshape(jnp.ones((2, 3, 4, 5)), (1, 1, 1, 1, 1, 1))

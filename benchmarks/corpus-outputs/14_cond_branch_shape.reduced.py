@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 from jax import lax
-lax.cond(jnp.float32(0), lambda v: v, lambda v: 1.0, jnp.ones(0))
+lax.cond(jnp.float32(0), lambda v: v, lambda v: 1.0, jnp.ones(2))

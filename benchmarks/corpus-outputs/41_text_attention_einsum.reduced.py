@@ -3,4 +3,4 @@
 # signature: ValueError: Size of label 'h' for operand N (N) does not match previous terms (N). @ jax._src.numpy.einsum.einsum [jax.numpy.einsum(float:4, float:3)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-jnp.einsum("bthk,hkd->btd", jnp.ones((0, 0, 2, 0)), jnp.ones((3, 0, 0)))
+jnp.einsum("bthk,hkd->btd", jnp.ones((4, 5, 2, 6)), jnp.ones((3, 7, 8)))

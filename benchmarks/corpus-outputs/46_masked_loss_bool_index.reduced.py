@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.jit(lambda x: x[jnp.ones((0, 0), jnp.bool_)])(jnp.ones((0, 0)))
+jax.jit(lambda x: x[jnp.ones((2, 3), jnp.bool_)])(jnp.ones((4, 5)))

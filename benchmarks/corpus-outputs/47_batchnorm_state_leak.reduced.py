@@ -15,7 +15,7 @@ def loss(params):
 
 running_mean = 0
 params = {
-    "w1": jnp.ones((0, 0))
+    "w1": jnp.ones((2, 3))
 }
 jax.value_and_grad(loss)(params)
 bn(params["w1"])

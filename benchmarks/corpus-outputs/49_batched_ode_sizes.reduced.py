@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.vmap(lambda s, p: 1.0)(jnp.ones((0, 0)), (jnp.ones(2), jnp.ones(2)))
+jax.vmap(lambda s, p: 1.0)(jnp.ones((3, 4)), (jnp.ones(2), jnp.ones(2)))

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.lax.scan(lambda *_: (jnp.ones(1), 0), jnp.ones(0), length=0)
+jax.lax.scan(lambda *_: (jnp.ones(1), 0), jnp.ones(2), length=0)

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.lax.cond(jnp.bool_(0), lambda: (jnp.ones(0),), lambda: (jnp.ones(1),))
+jax.lax.cond(jnp.bool_(0), lambda: (jnp.ones(2),), lambda: (jnp.ones(1),))

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.pmap(lambda *_: None)(jnp.ones((2, 0)))
+jax.pmap(lambda *_: None)(jnp.ones((2, 3)))

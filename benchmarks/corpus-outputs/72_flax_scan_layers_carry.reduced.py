@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 from jax import lax
-lax.scan(lambda *_: (jnp.ones((0, 0)), {}), jnp.ones((0, 1)), None, False)
+lax.scan(lambda *_: (jnp.ones((2, 3)), {}), jnp.ones((4, 1)), None, False)

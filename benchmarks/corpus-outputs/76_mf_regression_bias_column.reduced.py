@@ -3,4 +3,4 @@
 # signature: TypeError: dot_general requires contracting dimensions to have the same shape, got (N,) and (N,). @ jax._src.lax.lax._dot_general_shape_rule [jax.lax.dot -> dot_general(float:2, float:2)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-jnp.ones((0, 0)) @ jnp.ones((1, 0))
+jnp.ones((2, 3)) @ jnp.ones((1, 4))

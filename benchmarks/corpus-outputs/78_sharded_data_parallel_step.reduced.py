@@ -14,4 +14,4 @@ from jax import shard_map
 @functools.partial(shard_map, mesh=Mesh(jax.devices(), "data"), in_specs=(P(), P("data"), P("data")), out_specs=P())
 def sharded_eval(params, x, y):
     pass
-sharded_eval({}, jnp.ones((1, 0)), jnp.ones(1))
+sharded_eval({}, jnp.ones((1, 2)), jnp.ones(1))
