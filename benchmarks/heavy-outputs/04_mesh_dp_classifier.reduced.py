@@ -6,4 +6,4 @@
 import jax
 import numpy as np
 jax.config.update("jax_num_cpu_devices", 4)
-jax.device_put(np.ones((1, 0)), jax.sharding.NamedSharding(jax.sharding.Mesh([jax.devices()[i] for i in [0, 0]], 'data'), jax.sharding.PartitionSpec('data')))
+jax.device_put(np.ones((1, 2)), jax.sharding.NamedSharding(jax.sharding.Mesh([jax.devices()[i] for i in [0, 0]], 'data'), jax.sharding.PartitionSpec('data')))
