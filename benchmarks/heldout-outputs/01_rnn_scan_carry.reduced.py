@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.lax.scan(lambda *_: (1.0, 1.0), jnp.int32(0), jnp.ones(0))
+jax.lax.scan(lambda *_: (1.0, 1.0), jnp.int32(0), jnp.ones(2))

@@ -5,4 +5,4 @@
 import jax.numpy as jnp
 from jax import lax
 lax.conv_general_dilated(
-    jnp.ones((0, 0, 0, 0)), jnp.ones((0, 1, 0, 0)), window_strides=(0,), padding="SAME")
+    jnp.ones((2, 3, 4, 5)), jnp.ones((6, 1, 7, 8)), window_strides=(0,), padding="SAME")

@@ -7,6 +7,6 @@ import jax.numpy as jnp
 (jax.jit(lambda params, counter: jax.lax.cond(counter, lambda *_: {
     "val_loss": 1.0,
     "val_acc": 1.0,
-    "per_class_acc": jnp.ones(0),
+    "per_class_acc": jnp.ones(2),
 },
-                       lambda *_: {"val_loss": 1.0, "val_acc": 1.0, "per_class_acc": 1.0}, params, jnp.ones((0, 0)), jnp.ones(0, jnp.int32))))({"w": jnp.ones((0, 0)), "b": jnp.ones(0)}, 0)
+                       lambda *_: {"val_loss": 1.0, "val_acc": 1.0, "per_class_acc": 1.0}, params, jnp.ones((3, 4)), jnp.ones(5, jnp.int32))))({"w": jnp.ones((6, 7)), "b": jnp.ones(8)}, 0)

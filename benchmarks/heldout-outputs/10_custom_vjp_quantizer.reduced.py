@@ -9,5 +9,5 @@ import jax.numpy as jnp
 def fake_quant(*_):
     pass
 
-fake_quant.defvjp(lambda x, scale: (x, ()), lambda res, g: (g, jnp.ones((0, 0))))
+fake_quant.defvjp(lambda x, scale: (x, ()), lambda res, g: (g, jnp.ones((2, 3))))
 jax.value_and_grad(fake_quant)(1.0, 1.0)

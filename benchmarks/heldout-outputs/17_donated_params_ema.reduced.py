@@ -5,6 +5,6 @@
 import functools
 import jax
 import jax.numpy as jnp
-params = jnp.ones((0, 0))
-functools.partial(jax.jit, donate_argnums=0)(lambda params, x: params)(params, 1.0)
+params = jnp.ones((2, 3))
+functools.partial(jax.jit, donate_argnums=0)(lambda params: params)(params)
 jax.tree.map(lambda e, p: (0 * e), params, params)

@@ -8,5 +8,5 @@ import jax.numpy as jnp
 def make_window(series, start):
     series[start:start]
 
-series = jnp.ones(0)
-jax.vmap(lambda start: make_window(series, start))(jnp.ones(0, jnp.int32))
+series = jnp.ones(2)
+jax.vmap(lambda start: make_window(series, start))(jnp.ones(3, jnp.int32))

@@ -14,4 +14,4 @@ batch_spec = P("data", None)
                    in_specs=(P(), batch_spec, batch_spec), out_specs=P())
 def sharded_grads(w, x, y):
     pass
-sharded_grads(1.0, jnp.ones((0, 0)), jnp.ones(0))
+sharded_grads(1.0, jnp.ones((2, 3)), jnp.ones(4))
