@@ -83,8 +83,7 @@ def write_header(path: str, verdict: Verdict) -> str:
 def program_files(error: BaseException) -> list[str]:
     """The user's own source files behind ``error``: the main script, the files of its traceback, and the
     local modules they import (files under the same folders, outside installed packages)."""
-    from tracker.failures import full_traceback
-    files = [f for f in (main_file(), *_traceback_files(full_traceback(error))) if f and _is_user_file(f)]
+    files = [f for f in (main_file(), *(path for path, _ in _traceback_frames(error))) if f and _is_user_file(f)]
     folders = {os.path.dirname(f) for f in files}
     for module in list(sys.modules.values()):
         found = _module_file(module)
@@ -141,12 +140,7 @@ def save_untraced_fallback(directory: str, error: BaseException) -> str:
 
 def raised_at(error: BaseException) -> str:
     """Where ``error`` was raised, and the user's last line that led there: "jax/_src/x.py:12, from prog.py:8"."""
-    from tracker.failures import full_traceback
-    frames = []
-    tb = full_traceback(error)
-    while tb is not None:
-        frames.append((os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno))
-        tb = tb.tb_next
+    frames = _traceback_frames(error)
     if not frames:
         return "no traceback"
     raised = f"{_short(frames[-1][0])}:{frames[-1][1]}"
@@ -156,13 +150,7 @@ def raised_at(error: BaseException) -> str:
 
 def from_jax(error: BaseException) -> bool:
     """Whether JAX's own code is in ``error``'s traceback: a failure the tracker should have seen."""
-    from tracker.failures import full_traceback
-    tb = full_traceback(error)
-    while tb is not None:
-        if _is_jax_file(os.path.abspath(tb.tb_frame.f_code.co_filename)):
-            return True
-        tb = tb.tb_next
-    return False
+    return any(_is_jax_file(path) for path, _ in _traceback_frames(error))
 
 
 def _is_jax_file(path: str) -> bool:
@@ -228,10 +216,13 @@ def main_file() -> str:
     return path if path and _is_user_file(path) else ""
 
 
-def _traceback_files(tb: types.TracebackType | None) -> list[str]:
+def _traceback_frames(error: BaseException) -> list[tuple[str, int]]:
+    """(file, line) of each frame of ``error``'s full traceback, outermost first."""
+    from tracker.failures import full_traceback
     found = []
+    tb = full_traceback(error)
     while tb is not None:
-        found.append(os.path.abspath(tb.tb_frame.f_code.co_filename))
+        found.append((os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno))
         tb = tb.tb_next
     return found
 
