@@ -310,8 +310,10 @@ def save_for_exception(error: BaseException, name: str | None = None) -> str | N
 def save_untraced(error: BaseException, directory: str | None = None) -> tuple[str, str]:
     """For an error no recorded JAX call raised: when it was raised inside JAX all the same (indexing an
     array, say), copy the program as the source-level fallback. Returns the copy's path ("" when none) and
-    the sentence that says what happened."""
+    the sentence that says what happened ("" for an error a recorded call raised)."""
     from tracker.verify import from_jax, save_untraced_fallback
+    if RUNTIME.failure_for(error) is not None:
+        return "", ""  # a recorded call raised it: its repro was saved, or why not was said already
     if not from_jax(error):
         return "", "jax-track: the error did not come from JAX; no repro saved"
     directory = directory or config.repro_dir()

@@ -160,7 +160,8 @@ def _save_untraced(options: argparse.Namespace, error: BaseException) -> str:
     """The source-level fallback of an error raised inside JAX outside every recorded call; "" if none."""
     from tracker.api import save_untraced
     copy, said = save_untraced(error, os.path.abspath(options.repro_dir))
-    print(said, file=sys.stderr)
+    if said:
+        print(said, file=sys.stderr)
     return copy
 
 
