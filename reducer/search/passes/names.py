@@ -200,7 +200,13 @@ NUMPY_CONSTRUCTORS = _SHAPE_FIRST | {"array", "asarray", "arange", "linspace", "
                                      "full_like", "empty_like"}
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+def shape_first(name: str) -> bool:
+    """Whether ``name`` (qualified) is a NumPy or jax.numpy constructor whose first argument is the shape."""
+    return name.startswith(("numpy.", "jax.numpy.")) and last_part(name) in _SHAPE_FIRST and "random" not in name
+
+
+def call_argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The value passed as ``keyword=``, else the ``position``-th positional argument (starred ones not counted)."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == keyword:
             return arg.value
@@ -214,12 +220,12 @@ def literal_shape(call: cst.BaseExpression, aliases: dict[str, str]) -> list[cst
     if not isinstance(call, cst.Call):
         return None
     name = qualified_name(call.func, aliases)
-    if name.startswith(("numpy.", "jax.numpy.")) and last_part(name) in _SHAPE_FIRST and "random" not in name:
-        shape = _argument(call, 0, "shape")
+    if shape_first(name):
+        shape = call_argument(call, 0, "shape")
     elif name.startswith("numpy.random."):
-        shape = _argument(call, 99, "size")
+        shape = call_argument(call, 99, "size")
     elif name.startswith("jax.random."):
-        shape = _argument(call, 1, "shape")
+        shape = call_argument(call, 1, "shape")
     else:
         return None
     if isinstance(shape, cst.Integer):

@@ -19,12 +19,10 @@ from collections.abc import Sequence
 import libcst as cst
 
 from reducer.search.passes.base import Edit, EditPass, visited
-from reducer.search.passes.names import import_aliases, literal_int, qualified_name
+from reducer.search.passes.names import call_argument, import_aliases, literal_int, qualified_name, shape_first
 
-# Array constructors whose shape is their first argument, and jax.random's samplers, whose shape is their
-# second (after the key); either may be passed as `shape=`.
-_SHAPE_FIRST = {f"{library}.{name}" for library in ("jax.numpy", "numpy")
-                for name in ("ones", "zeros", "empty", "full")}
+# jax.random's samplers whose shape is their second argument (after the key), or `shape=`; the constructors whose
+# shape comes first are names.shape_first's.
 _SHAPE_SECOND = {f"jax.random.{name}" for name in (
     "normal", "uniform", "randint", "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher")}
 _FIRST_SIZE = 2  # 1 broadcasts against anything, so it says less than 2
@@ -42,10 +40,10 @@ class _ZeroSizes(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = qualified_name(node.func, self.aliases)
-        position = 0 if name in _SHAPE_FIRST else 1 if name in _SHAPE_SECOND else None
+        position = 0 if shape_first(name) else 1 if name in _SHAPE_SECOND else None
         if position is None:
             return
-        shape = _argument(node, position, "shape")
+        shape = call_argument(node, position, "shape")
         if shape is None:
             return
         sizes = [e.value for e in shape.elements] if isinstance(shape, (cst.Tuple, cst.List)) else [shape]
@@ -55,16 +53,6 @@ class _ZeroSizes(cst.CSTVisitor):
                 self.zeros.append(size)  # type: ignore[arg-type]
             elif value is not None:
                 self.used.add(value)
-
-
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if any(arg.star for arg in call.args):
-        return None  # `*args`: positions unknown
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    return positional[position].value if position < len(positional) else None
 
 
 class ZeroSizesPass(EditPass):
