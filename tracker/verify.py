@@ -9,7 +9,6 @@ source-level fallback): reduction can still start from something that fails the 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import re
 import shlex
@@ -19,6 +18,8 @@ import sysconfig
 import time
 import types
 
+from reprokit import jaxcompat
+from reprokit.failures import entries, frame_of
 from reprokit.files import write_atomically
 
 HEADER = "# jax-reduce tracker: "
@@ -83,7 +84,7 @@ def write_header(path: str, verdict: Verdict) -> str:
 def program_files(error: BaseException) -> list[str]:
     """The user's own source files behind ``error``: the main script, the files of its traceback, and the
     local modules they import (files under the same folders, outside installed packages)."""
-    files = [f for f in (main_file(), *(path for path, _ in _traceback_frames(error))) if f and _is_user_file(f)]
+    files = [f for f in (main_file(), *(path for _, path, _ in _traceback_frames(error))) if f and _is_user_file(f)]
     folders = {os.path.dirname(f) for f in files}
     for module in list(sys.modules.values()):
         found = _module_file(module)
@@ -143,37 +144,24 @@ def raised_at(error: BaseException) -> str:
     frames = _traceback_frames(error)
     if not frames:
         return "no traceback"
-    raised = f"{_short(frames[-1][0])}:{frames[-1][1]}"
-    users = [(f, n) for f, n in frames if _is_user_file(f)]
+    module, path, line = frames[-1]
+    raised = f"{_short(module, path)}:{line}"
+    users = [(f, n) for _, f, n in frames if _is_user_file(f)]
     return f"{raised}, from {os.path.basename(users[-1][0])}:{users[-1][1]}" if users else raised
 
 
 def from_jax(error: BaseException) -> bool:
     """Whether JAX's own code is in ``error``'s traceback: a failure the tracker should have seen."""
-    return any(_is_jax_file(path) for path, _ in _traceback_frames(error))
+    return any(jaxcompat.is_jax_module(module) for module, _, _ in _traceback_frames(error))
 
 
-def _is_jax_file(path: str) -> bool:
-    return any(_inside(path, root) for root in _jax_roots())
-
-
-def _short(path: str) -> str:
-    """A JAX file from its package folder on (``jax/_src/numpy/indexing.py``); any other file as given."""
-    for root in _jax_roots():
-        if _inside(path, root):
-            return os.path.relpath(path, os.path.dirname(root))
+def _short(module: str, path: str) -> str:
+    """A JAX module's file from its package's folder on (``jax/_src/numpy/indexing.py``); any other as given."""
+    package = sys.modules.get(module.partition(".")[0]) if jaxcompat.is_jax_module(module) else None
+    for root in getattr(package, "__path__", None) or ():
+        if _inside(path, os.path.abspath(root)):
+            return os.path.relpath(path, os.path.dirname(os.path.abspath(root)))
     return path
-
-
-@functools.cache
-def _jax_roots() -> tuple[str, ...]:
-    """The folders of the installed jax and jaxlib packages (found, not imported)."""
-    import importlib.util
-    roots = []
-    for name in ("jax", "jaxlib"):
-        spec = importlib.util.find_spec(name)
-        roots += [os.path.abspath(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    return tuple(roots)
 
 
 def _save_headed_copy(directory: str, files: list[str], kind: str, why: str) -> str:
@@ -216,15 +204,14 @@ def main_file() -> str:
     return path if path and _is_user_file(path) else ""
 
 
-def _traceback_frames(error: BaseException) -> list[tuple[str, int]]:
-    """(file, line) of each frame of ``error``'s full traceback, outermost first."""
+def _traceback_frames(error: BaseException) -> list[tuple[str, str, int]]:
+    """(module, file, line) of each frame of ``error``'s full traceback, outermost first."""
     from tracker.failures import full_traceback
-    found = []
-    tb = full_traceback(error)
-    while tb is not None:
-        found.append((os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno))
-        tb = tb.tb_next
-    return found
+    frames = []
+    for tb in entries(full_traceback(error)):
+        module, _, path = frame_of(tb)
+        frames.append((module, os.path.abspath(path), tb.tb_lineno))
+    return frames
 
 
 def _module_file(module: types.ModuleType | None) -> str:
