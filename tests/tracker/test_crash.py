@@ -123,9 +123,9 @@ def test_an_error_raised_in_jax_outside_the_recorded_calls_leaves_the_program_co
             f"repro exists; the original program is copied to {copy / 'prog.py'}; reduce that")
     assert said in done.stderr.splitlines()
     assert sorted(p.name for p in copy.iterdir()) == ["helpers.py", "prog.py"]
-    raised_in = next(line for line in done.stderr.splitlines()[::-1] if line.startswith("  File ")).split('"')[1]
-    assert raised_in.endswith(os.path.join("jax", "_src", "numpy", "indexing.py"))
-    line = next(line for line in done.stderr.splitlines()[::-1] if line.startswith("  File ")).split("line ")[1].split(",")[0]
+    innermost = next(line for line in done.stderr.splitlines()[::-1] if line.startswith("  File "))  # as Python printed it
+    assert innermost.split('"')[1].endswith(os.path.join("jax", "_src", "numpy", "indexing.py"))
+    line = innermost.split("line ")[1].split(",")[0]
     header = (f"# jax-reduce tracker: no traced repro: IndexError was raised inside JAX "
               f"(jax/_src/numpy/indexing.py:{line}, from prog.py:6) but outside the JAX calls the tracker records, "
               "so there is no call to replay\n"
