@@ -55,7 +55,8 @@ def top_level_imports(source: str) -> list[str]:
 
 _ZYGOTE_BOOTSTRAP = (
     "import sys, json; sys.path.insert(0, sys.argv[1]); from reducer.execution.zygote import zygote_main; "
-    "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6])"
+    "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], "
+    "sys.argv[7])"
 )
 
 
@@ -130,6 +131,9 @@ class PoolExecutor:
         if cache_dir is None:
             cache_dir = new_cache_directory(self.sandbox) if share_compilations else ""
         self.cache_dir = cache_dir
+        # Where the workers make their runners' scratch directories, removed by close(): so that a worker that
+        # was killed (or killed itself) leaves nothing behind either.
+        self.scratch_root = tempfile.mkdtemp(prefix="jax-reduce-pool-")
         self.preload = [m for m in (preload or []) if m not in BASE_PRELOAD]
         self.stats = PoolStats()
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -143,7 +147,7 @@ class PoolExecutor:
     def _spawn(self, preload: list[str]) -> _Worker:
         ours, theirs = socket.socketpair()
         argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), json.dumps(preload),
-                self.sys_path, self.cache_dir, self.sandbox.to_json()]
+                self.sys_path, self.cache_dir, self.sandbox.to_json(), self.scratch_root]
         env = candidate_env()
         env.update(self.memory_share)  # runners computing at once on one accelerator each get a share
         env.update(self.env)
@@ -331,6 +335,7 @@ class PoolExecutor:
             self._retire(worker)
         if self.cache_dir:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
+        shutil.rmtree(self.scratch_root, ignore_errors=True)
 
 
 @dataclasses.dataclass(frozen=True)

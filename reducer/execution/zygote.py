@@ -78,8 +78,10 @@ def _share_compilations(cache_dir: str, writes: bool) -> None:
     cache_writes(writes)
 
 
-def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "") -> None:
-    """Entry point of a worker process, talking to the reducer over the socket ``fd``."""
+def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "",
+                scratch_root: str = "") -> None:
+    """Entry point of a worker process, talking to the reducer over the socket ``fd``; its runners' and
+    children's scratch directories go in ``scratch_root`` (the pool's, "": the system's temporary directory)."""
     sandbox = Sandbox.from_json(policy) if policy else Sandbox(enabled=False)
     memory_groups = ""
     if sandbox.enabled and sandbox.namespaces:
@@ -116,16 +118,17 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
         return  # the parent restarts this worker without the program's imports
     if sandbox.enabled:
         platform.become_subreaper()  # orphans of killed candidates come back here, to be killed
-    zygote = Zygote(conn, sandbox, memory_groups, cache_dir)
+    zygote = Zygote(conn, sandbox, memory_groups, cache_dir, scratch_root or None)
     while True:
         try:
             message = receive(conn, Run, Cancel, Exit)
         except (EOFError, OSError, ProtocolError):
-            os._exit(0)
+            message = Exit()
         if isinstance(message, Run):
             send(conn, zygote.serve(message.job))
             zygote.settle()  # while the reducer decides and builds what to run next
         elif isinstance(message, Exit):
+            zygote.close()
             os._exit(0)
         # a Cancel that arrives after its candidate finished is stale: ignore it
 
@@ -148,15 +151,22 @@ class _Runner:
 class Zygote:
     """Serves candidates in a zygote, keeping at most one runner alive."""
 
-    def __init__(self, conn: Connection, sandbox: Sandbox | None = None, memory_groups: str = "", cache_dir: str = ""):
+    def __init__(self, conn: Connection, sandbox: Sandbox | None = None, memory_groups: str = "", cache_dir: str = "",
+                 scratch_root: str | None = None):
         self.conn = conn  # to the reducer: replies, and cancels while a candidate runs
         self.sandbox = sandbox or Sandbox(enabled=False)
         self.cache_dir = cache_dir  # the pool's compilation cache ("": none)
+        self.scratch_root = scratch_root  # where scratch directories are made (None: the system's)
         self.runner: _Runner | None = None
         self.memory_groups = memory_groups  # where each runner and own child gets a capped memory cgroup
         self.forks = 0
         self.oom_killed = False  # whether the OOM killer struck in the last ended runner's memory cgroup
         self.retired: tuple[str, ...] = ()  # why runners went since the last reply (see How.retired)
+
+    def close(self) -> None:
+        """End the runner, if one is alive, and remove its scratch directory: the zygote is about to exit."""
+        if self.runner is not None:
+            self._end_runner()
 
     def _memory_cgroup(self) -> str:
         """A new memory cgroup capped at the candidate's limit for the next fork ("" where there is none: the
@@ -182,7 +192,7 @@ class Zygote:
             if job.writes_cache and self.cache_dir and self.sandbox.enabled:
                 return self._writing_cache(job)
             return self._on_runner(job)
-        workdir = tempfile.mkdtemp(prefix="jax-reduce-")
+        workdir = tempfile.mkdtemp(prefix="jax-reduce-", dir=self.scratch_root)
         try:
             return self._in_own_child(job, workdir)
         finally:
@@ -309,7 +319,7 @@ class Zygote:
 
     def _fork_runner(self, writes_cache: bool = False, environ: tuple[tuple[str, str | None], ...] = ()) -> _Runner:
         ours, theirs = socket.socketpair()
-        scratch = tempfile.mkdtemp(prefix="jax-reduce-runner-")
+        scratch = tempfile.mkdtemp(prefix="jax-reduce-runner-", dir=self.scratch_root)
         memory = self._memory_cgroup()
         sandbox = self.sandbox
         if writes_cache:

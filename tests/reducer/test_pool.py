@@ -8,6 +8,7 @@ import signal
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -97,6 +98,25 @@ def test_candidates_run_in_place_on_a_warm_runner():
         assert pool.stats.own_child == 1  # a visible patch gets a child of its own
     finally:
         pool.close()
+
+
+def test_closing_leaves_no_scratch_directory_behind(tmp_path):
+    # Every runner writes only in a scratch directory of its own; a pool that closed with a warm runner used
+    # to leave that directory behind in /tmp, two per reduction at --jobs 2. They are made in a directory of
+    # the pool's, which close() removes whatever became of the workers.
+    system_tmp = tmp_path / "tmp"
+    system_tmp.mkdir()
+    pool = PoolExecutor(2, env={"TMPDIR": str(system_tmp)})
+    try:
+        assert run(pool, BROADCAST).exc_type == "TypeError"
+        assert run(pool, "import os\nos.abort()\n").kind is Kind.CRASH  # a runner that died
+        assert run(pool, "open('left.txt', 'w').write('x')\nraise ValueError\n").exc_type == "ValueError"
+        names = [p.name for p in Path(pool.scratch_root).iterdir()]  # the live runners' scratch directories
+        assert names and all(name.startswith("jax-reduce-runner-") for name in names), names
+        pool._all[0].process.kill()  # a worker killed with its runner: close() still removes their scratch
+    finally:
+        pool.close()
+    assert not Path(pool.scratch_root).exists() and list(system_tmp.iterdir()) == []
 
 
 def test_a_runner_killed_between_candidates_is_replaced():
