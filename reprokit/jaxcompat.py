@@ -206,6 +206,24 @@ def traceback_filtering(mode: str) -> AbstractContextManager[Any]:
     return load("config").traceback_filtering(mode)
 
 
+def forget_fast_dispatch() -> None:
+    """Empty the C++ dispatch caches of every jitted function (``jnp.multiply``'s as much as the program's),
+    keeping the traces, lowerings and executables the Python path finds again in jax's other caches.
+
+    A function's first call in a process takes the Python path, its later calls the C++ fast path, and the two
+    differ in what they check: an array a donating call deleted raises ``RuntimeError: Array has been
+    deleted`` on the first, XLA's ``Invalid buffer passed to Execute()`` on the second. A warm runner that
+    kept these caches from candidate to candidate made a candidate's failure depend on which candidates ran
+    on that runner before it. (The caches and ``clear_all`` are those ``jax.clear_caches`` empties, 0.9 to 0.12.)
+    """
+    pjit = internal("pjit")
+    if pjit is None:
+        return  # no function was jitted in this process
+    pjit._cpp_pjit_cache_fun_only.clear()
+    pjit._cpp_pjit_cache_explicit_attributes.clear()
+    type(pjit._cpp_pjit_cache_fun_only).clear_all()
+
+
 def trace_state_clean() -> bool:
     return load("core").trace_state_clean()
 

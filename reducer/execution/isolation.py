@@ -4,6 +4,8 @@ A runner (see :mod:`reducer.execution.zygote`) runs many candidates one after an
 backend and jax's in-memory caches warm. Each candidate must still behave as if it ran alone, so the
 runner takes a :class:`Snapshot` once, when it starts, and after every candidate:
 
+* forgets jax's C++ fast dispatch paths, whose calls check less than a function's first call in a process
+  (jax's traces and compilations stay warm);
 * restores what a candidate may legitimately change and what can be put back exactly: jax config,
   environment, cwd, ``sys.path``/``argv``/streams/hooks, recursion limit, warnings filters, numpy's error
   and print settings, the ``random``/``numpy.random`` global states, signal handlers and timers, and the
@@ -172,6 +174,8 @@ class Snapshot:
 
         umask = os.umask(0o022)
         os.umask(umask)
+        # The first candidate too starts with no fast paths, whatever the zygote's imports called.
+        jaxcompat.forget_fast_dispatch()
         return cls(
             environ=dict(os.environ), cwd=os.getcwd(), sys_path=list(sys.path), argv=list(sys.argv),
             streams=(sys.stdin, sys.stdout, sys.stderr), hooks=(sys.excepthook, sys.displayhook),
@@ -219,6 +223,7 @@ class Snapshot:
         np.random.set_state(self.numpy_random_state)
         self._drop_program_modules([workdir] + ([program_dir] if program_dir else []))
         _close_files_under(workdir)
+        jaxcompat.forget_fast_dispatch()  # a function's first call checks more than its later ones
         return reasons + self._restore_config() + self._dirt()
 
     def _drop_program_modules(self, directories: list[str]) -> None:

@@ -85,6 +85,31 @@ def test_no_state_leaks_into_the_next_candidate(pool, mutation):
     assert "float32" in before.message
 
 
+DONATED_THEN_USED = """
+import jax, jax.numpy as jnp
+x = jnp.zeros((4, 16))
+jax.jit(lambda x: x, donate_argnums=0)(x)
+0.9 * x
+"""
+
+
+def test_a_candidate_does_not_inherit_fast_dispatch_from_the_one_before(fresh):
+    # A jitted function's first call in a process checks for deleted arrays in Python (RuntimeError); its
+    # later calls take jax's C++ fast path, where XLA finds the donated buffer (ValueError). Held over from
+    # one candidate to the next, the fast path made a held-out program's result depend on which candidates
+    # had run on the same runner, that is on --jobs and timing.
+    pool = PoolExecutor(1)
+    try:
+        warm_up = run(pool, "import jax.numpy as jnp\n0.9 * jnp.zeros((4, 16))\n")
+        assert warm_up.kind is Kind.SUCCESS and pool.stats.runners == 1
+        outcomes = [run(pool, DONATED_THEN_USED), run(fresh, DONATED_THEN_USED)]
+        assert pool.stats.runners == 1  # the same warm runner ran both candidates
+    finally:
+        pool.close()
+    assert [(o.exc_type, o.message) for o in outcomes] == [
+        ("RuntimeError", "Array has been deleted with shape=float32[4,16].")] * 2
+
+
 def test_candidates_run_in_place_on_a_warm_runner():
     pool = PoolExecutor(1)
     try:
