@@ -1,5 +1,6 @@
-"""Zero-size arrays get small distinct sizes (passes/sizes.py, a final pass): which literals are sizes, each
-edit's exact program, and real programs reduced end to end, one whose failure needs its empty array."""
+"""Zero-size arrays get small distinct sizes (passes/sizes.py, final passes), or one small size where the
+failure needs them equal: which literals are sizes, each edit's exact program, and real programs reduced end
+to end, one whose failure needs its empty array and one whose failure needs equal shapes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import libcst as cst
 import pytest
 
 import reducer
-from reducer.search.passes import ZeroSizesPass
+from reducer.search.passes import EqualSizesPass, ZeroSizesPass
 from tests.reducer.test_jax_passes import all_at_once, candidates
 
 
@@ -49,6 +50,16 @@ def test_sizes_skip_those_the_shapes_have_and_after_nine_start_again():
     assert all_at_once(ZeroSizesPass(), source) == "import numpy as np\nnp.ones((2, 3, 4, 5, 6, 7, 8, 9, 2, 3))\n"
 
 
+def test_the_zeros_left_become_one_size_that_the_shapes_do_not_have():
+    source = "from jax import lax, numpy as jnp\nlax.add(jnp.ones((0, 2), jnp.int32), jnp.ones((0, 2)))\n"
+    assert all_at_once(EqualSizesPass(), source) == \
+        "from jax import lax, numpy as jnp\nlax.add(jnp.ones((3, 2), jnp.int32), jnp.ones((3, 2)))\n"
+    assert candidates(EqualSizesPass(), source) == [
+        "from jax import lax, numpy as jnp\nlax.add(jnp.ones((3, 2), jnp.int32), jnp.ones((0, 2)))\n",
+        "from jax import lax, numpy as jnp\nlax.add(jnp.ones((0, 2), jnp.int32), jnp.ones((3, 2)))\n",
+    ]
+
+
 @pytest.mark.parametrize("source", [
     "import jax.numpy as jnp\njnp.ones((2, 3))\n",
     "ones((0, 0))\n",  # not a known constructor
@@ -56,6 +67,7 @@ def test_sizes_skip_those_the_shapes_have_and_after_nine_start_again():
 ])
 def test_no_zero_size_no_edit(source):
     assert ZeroSizesPass().edits(cst.parse_module(source)) == []
+    assert EqualSizesPass().edits(cst.parse_module(source)) == []
 
 
 MATMUL = textwrap.dedent('''\
@@ -102,3 +114,29 @@ def test_the_search_ends_with_sizes_and_keeps_an_empty_array_the_failure_needs(t
     assert result.source.endswith("\nimport jax.numpy as jnp\njnp.max(jnp.ones(0))\n"), result.source
     sizes = next(p for p in result.passes if p.name == "zero-sizes")
     assert (sizes.runs, sizes.tests, sizes.successes) == (1, 1, 0)
+
+
+LATTICE = textwrap.dedent('''\
+    import jax.numpy as jnp
+    from jax import lax
+
+    def step(cells, flow):
+        return lax.add(cells, flow)
+
+    cells = jnp.ones((6, 6), dtype=jnp.int32)
+    flow = jnp.ones((6, 6)) * 0.5
+    print(step(cells, flow).sum())
+''')
+
+
+def test_a_failure_that_needs_equal_shapes_gets_one_size_for_all(tmp_path, pool):
+    """lax.add does not promote dtypes, and distinct sizes would make it a shape error instead: zero-sizes
+    changes nothing, and equal-sizes gives every zero the same size in its first candidate."""
+    path = tmp_path / "lattice.py"
+    path.write_text(LATTICE)
+    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    assert result.signature.startswith("TypeError: lax.add requires arguments to have the same dtypes")
+    assert result.source.endswith(
+        "\nlax.add(jnp.ones((2, 2), jnp.int32), jnp.ones((2, 2)))\n"), result.source
+    distinct, equal = (next(p for p in result.passes if p.name == name) for name in ("zero-sizes", "equal-sizes"))
+    assert (distinct.successes, equal.runs, equal.successes, equal.tokens_removed) == (0, 1, 1, 0)

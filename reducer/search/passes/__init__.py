@@ -21,7 +21,7 @@ from reducer.search.passes.lookups import StaticLookupPass
 from reducer.search.passes.params import UnusedParametersPass
 from reducer.search.passes.pytrees import PytreeLeavesPass
 from reducer.search.passes.singletons import SingletonPass
-from reducer.search.passes.sizes import ZeroSizesPass
+from reducer.search.passes.sizes import EqualSizesPass, ZeroSizesPass
 from reducer.search.passes.spelling import SpellingPass
 from reducer.search.passes.statements import StatementPass
 from reducer.search.passes.tidy import TidyPass
@@ -67,8 +67,10 @@ def default_passes() -> list[Pass]:
         ConstantPass(),
         SpellingPass(),
         TidyPass(),
-        # Final: run once at the end, it gives zero-size arrays small distinct sizes at the same token count.
+        # Final: run once each at the end, they give zero-size arrays small distinct sizes at the same token
+        # count, or one small size where the failure needs them equal.
         ZeroSizesPass(),
+        EqualSizesPass(),
     ]
 
 
@@ -92,7 +94,7 @@ def statement_passes() -> list[Pass]:
 
 
 __all__ = [
-    "REMOVE", "ArrayLiteralsPass", "ComprehensionPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
+    "REMOVE", "ArrayLiteralsPass", "ComprehensionPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "EqualSizesPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
     "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "StaticLookupPass",
     "TidyPass", "TupleElementsPass", "UnusedDefinitionsPass",
     "UnusedParametersPass", "UnwrapPass", "ZeroSizesPass", "default_passes", "observing", "statement_passes", "tracing",

@@ -1,5 +1,6 @@
 """Give zero-size arrays small distinct sizes: `jnp.ones((0, 0)) @ jnp.ones((1, 0))` -> `jnp.ones((2, 3)) @
-jnp.ones((1, 4))`.
+jnp.ones((1, 4))`; where the failure needs equal sizes, one small size:
+`lax.add(jnp.ones((0, 0), jnp.int32), jnp.ones((0, 0)))` -> `lax.add(jnp.ones((2, 2), jnp.int32), jnp.ones((2, 2)))`.
 
 The literals pass shrinks every size it can, and an empty array is the smallest; but to a maintainer an empty
 array looks like an edge case of its own, and equal sizes hide which dimension is which. So once the search is
@@ -7,9 +8,10 @@ done, the sizes that ended at 0 in an array constructor's shape (jax.numpy's and
 `empty`, `full`; `jax.random`'s samplers) get small distinct nonzero sizes, 2, 3, 4, ... in source order,
 skipping the sizes the shapes already have, wherever the failure stays the same.
 
-A final pass (``final = True``): the engine runs it once, after every other pass is done, and accepts a
-candidate that keeps the token count (a size is one token either way) although its literals are larger; run
-earlier, the literals pass would take the sizes back to 0.
+Final passes (``final = True``): the engine runs them once, in order, after every other pass is done, and
+accepts a candidate that keeps the token count (a size is one token either way) although its literals are
+larger; run earlier, the literals pass would take the sizes back to 0. ``equal-sizes`` runs after
+``zero-sizes`` and sees only the zeros that distinct sizes broke.
 """
 
 from __future__ import annotations
@@ -66,3 +68,16 @@ class ZeroSizesPass(EditPass):
         sizes = [n for n in range(_FIRST_SIZE, _LAST_SIZE + 1) if n not in found.used] or \
             list(range(_FIRST_SIZE, _LAST_SIZE + 1))
         return [Edit(zero, zero.with_changes(value=str(sizes[n % len(sizes)]))) for n, zero in enumerate(found.zeros)]
+
+
+class EqualSizesPass(EditPass):
+    """The zero sizes left (distinct sizes changed the failure) all become the same small size: a failure
+    about dtypes needs its operands' shapes equal, not empty."""
+
+    name = "equal-sizes"
+    final = True
+
+    def edits(self, module: cst.Module) -> Sequence[Edit]:
+        found = visited(module, _ZeroSizes(import_aliases(module)))
+        size = next((n for n in range(_FIRST_SIZE, _LAST_SIZE + 1) if n not in found.used), _FIRST_SIZE)
+        return [Edit(zero, zero.with_changes(value=str(size))) for zero in found.zeros]
