@@ -7,4 +7,4 @@ import jax
 import jax.numpy as jnp
 params = jnp.ones((2, 3))
 functools.partial(jax.jit, donate_argnums=0)(lambda params: params)(params)
-jax.tree.map(lambda e, p: (0 * e), params, params)
+jax.tree.map(lambda e, p: (1.0 * e), params, params)
