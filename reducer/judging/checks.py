@@ -31,7 +31,7 @@ class InputError(Exception):
     """The input cannot be reduced: missing, not Python, does not fail, or fails differently each time.
 
     ``reason`` names the problem for reports: missing, unreadable, invalid, not-failing, not-interesting,
-    no-match, flaky or timeout.
+    no-match, flaky, timeout or memory.
     """
 
     def __init__(self, message: str, reason: str = "bad-input"):
@@ -200,6 +200,11 @@ def check_first_run(first: Outcome, criterion: Criterion, timeout: float, name: 
             raise InputError(f"{name} is not interesting: {criterion.name} returned False{error}; "
                              f"the program's outcome: {first.describe()}", "not-interesting")
         return
+    if first.kind is Kind.MEMORY:
+        # Not "ran to completion": the sandbox killed it at the cap, before it could fail (or not).
+        raise InputError(f"{name} was killed by the memory cap after {first.seconds:.1f}s ({first.message}); "
+                         "if it needs that memory to reach its error, pass a larger --memory-limit MB",
+                         "memory")
     if not first.failed:
         raise InputError(f"{name} does not fail: it ran to completion in {first.seconds:.1f}s", "not-failing")
     signature = criterion.signature

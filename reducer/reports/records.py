@@ -30,6 +30,7 @@ class Status(str, enum.Enum):
     NO_MATCH = "no-match"  # fails, but not matching --match
     FLAKY = "flaky"  # two runs disagreed
     TIMEOUT = "timeout"
+    MEMORY = "memory"  # the memory cap killed it before it failed (needs a larger --memory-limit)
     SANDBOX_DENIED = "sandbox-denied"  # fails only because the sandbox denied it a write (needs --allow-write)
     PLATFORM = "platform"  # the warm workers computed on another platform than the fresh runs (never silent)
     ERROR = "error"  # an internal error of jax-reduce on this file (retried on resume)

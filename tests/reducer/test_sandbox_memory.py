@@ -5,6 +5,8 @@ at risk."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -132,3 +134,19 @@ def test_groups_left_by_a_dead_reducer_are_swept_and_cannot_collide() -> None:
     finally:
         for group in made:
             platform.remove_cgroup(group, tries=1)
+
+
+def test_an_original_the_cap_kills_is_said_to_be_killed_by_it_not_to_have_run_to_completion(tmp_path: Path) -> None:
+    """Issue 35: a program over --memory-limit was reported as "does not fail: it ran to completion". It was
+    killed by the cap; the message says so and what to pass, and the input is left as it was."""
+    program = tmp_path / "hog.py"
+    program.write_text("import numpy as np\nx = np.ones(2 * 1024**3 // 8)\nprint(x.sum())\n")  # 2 GiB touched
+    before = program.read_bytes()
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))  # this checkout's reducer
+    ran = subprocess.run([sys.executable, "-m", "reducer", program.name, "--memory-limit", "512", "-q"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stderr.startswith("jax-reduce: hog.py was killed by the memory cap after ")
+    assert ran.stderr.endswith("s (over the 512 MiB memory limit); if it needs that memory to reach its error, "
+                               "pass a larger --memory-limit MB\n"), ran.stderr
+    assert program.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["hog.py"]
