@@ -57,6 +57,12 @@ class _ZeroSizes(cst.CSTVisitor):
                 self.used.add(value)
 
 
+def _new_sizes(found: _ZeroSizes) -> list[int]:
+    """The small sizes to give zeros, in order: those the shapes do not have yet (all, if they have each)."""
+    sizes = range(_FIRST_SIZE, _LAST_SIZE + 1)
+    return [n for n in sizes if n not in found.used] or list(sizes)
+
+
 class ZeroSizesPass(EditPass):
     """Each zero size in a constructor's shape becomes its own small nonzero size."""
 
@@ -65,8 +71,7 @@ class ZeroSizesPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         found = visited(module, _ZeroSizes(import_aliases(module)))
-        sizes = [n for n in range(_FIRST_SIZE, _LAST_SIZE + 1) if n not in found.used] or \
-            list(range(_FIRST_SIZE, _LAST_SIZE + 1))
+        sizes = _new_sizes(found)
         return [Edit(zero, zero.with_changes(value=str(sizes[n % len(sizes)]))) for n, zero in enumerate(found.zeros)]
 
 
@@ -79,5 +84,5 @@ class EqualSizesPass(EditPass):
 
     def edits(self, module: cst.Module) -> Sequence[Edit]:
         found = visited(module, _ZeroSizes(import_aliases(module)))
-        size = next((n for n in range(_FIRST_SIZE, _LAST_SIZE + 1) if n not in found.used), _FIRST_SIZE)
+        size = _new_sizes(found)[0]
         return [Edit(zero, zero.with_changes(value=str(size))) for zero in found.zeros]
