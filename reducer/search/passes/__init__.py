@@ -17,6 +17,7 @@ from reducer.search.passes.hoist import HoistPass
 from reducer.search.passes.independent import IndependentStatementsPass, LinesOf
 from reducer.search.passes.inline import InlinePass
 from reducer.search.passes.literals import LiteralPass
+from reducer.search.passes.longnames import LongNamesPass
 from reducer.search.passes.lookups import StaticLookupPass
 from reducer.search.passes.params import UnusedParametersPass
 from reducer.search.passes.pytrees import PytreeLeavesPass
@@ -67,10 +68,11 @@ def default_passes() -> list[Pass]:
         ConstantPass(),
         SpellingPass(),
         TidyPass(),
-        # Final: run once each at the end, they give zero-size arrays small distinct sizes at the same token
-        # count, or one small size where the failure needs them equal.
+        # Final: run once each at the end, at the same token count: zero-size arrays get small distinct
+        # sizes, or one small size where the failure needs them equal; the names bound get short ones.
         ZeroSizesPass(),
         EqualSizesPass(),
+        LongNamesPass(),
     ]
 
 
@@ -97,5 +99,5 @@ __all__ = [
     "REMOVE", "ArrayLiteralsPass", "ComprehensionPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "EqualSizesPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
     "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "StaticLookupPass",
     "TidyPass", "TupleElementsPass", "UnusedDefinitionsPass",
-    "UnusedParametersPass", "UnwrapPass", "ZeroSizesPass", "default_passes", "observing", "statement_passes", "tracing",
+    "UnusedParametersPass", "UnwrapPass", "ZeroSizesPass", "LongNamesPass", "default_passes", "observing", "statement_passes", "tracing",
 ]
