@@ -68,6 +68,9 @@ class Result:
     merged: str = ""  # for a program importing local modules: whether they were merged into one file, and why
     placement: str = ""  # where the search ran when not where the original failed (CPU first), and how it went
     timing: dict[str, float] = dataclasses.field(default_factory=dict)  # where a test's time went (time_per_test)
+    # Wall seconds of each stage: reading and checking the original with the pool's start ("checks"), the
+    # search, closing the pool and its checks ("close"), the final confirmation with writing the result.
+    stages: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -137,25 +140,61 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
     with _keeper(output) as keep:
         merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
         with judged(program, setup, workers, merge) as judge, cpu_first(program, setup, judge) as cpu:
-            keep(judge.source)
-            reduction, stats, placement = search(judge.source, judge, options, keep, on_progress, cpu)
+            checked = time.perf_counter()
+            kept = _AfterCheck(keep, judge.checking)
+            kept(judge.source)
+            reduction, stats, placement = search(judge.source, judge, options, kept, on_progress, cpu)
+            kept.settle()
+            judge = judge.checked()
+            searched = time.perf_counter()
+        closed = time.perf_counter()
         index, disagreements = judge.confirm(reduction.history)
         final = reduction.history[index]
         signature = judge.criterion.describe(judge.original)
         provenance = provenance_of(program.source, options, signature, platform=judge.original.platform_fact)
         result = with_header(provenance.header(), final)
         keep(result)
+    finished = time.perf_counter()
     return Result(
         input=program.path, output=output, signature=signature,
         original=judge.original, source=result, provenance=provenance,
         tokens_before=count_tokens(judge.source), tokens_after=count_tokens(final),
         lines_before=count_lines(judge.source), lines_after=count_lines(final),
-        tests=stats.tests, cache_hits=stats.cache_hits, seconds=time.perf_counter() - started,
+        tests=stats.tests, cache_hits=stats.cache_hits, seconds=finished - started,
         timeouts=stats.decided_timeouts, flaky=str(options.flaky) if options.flaky else None,
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
         sandbox=setup.sandbox.describe(), merged=judge.merged,
         placement=placement.describe() if placement is not None else "", timing=time_per_test(stats),
+        stages={"checks": round(checked - started, 3), "search": round(searched - checked, 3),
+                "close": round(closed - searched, 3), "confirm": round(finished - closed, 3)},
     )
+
+
+class _AfterCheck:
+    """``keep`` for a search that starts before the original's check ends: the programs it keeps are held back
+    until the check is over (a program the check rejects leaves no output), and once the check has failed,
+    the next program kept stops the search with the check's InputError."""
+
+    def __init__(self, keep: Callable[[str], None], checking: Pending | None):
+        self._keep, self._checking = keep, checking
+        self._held: str | None = None
+
+    def __call__(self, source: str) -> None:
+        if self._checking is None:
+            self._keep(source)
+            return
+        self._held = source
+        if self._checking.done():
+            self.settle()
+
+    def settle(self) -> None:
+        """Wait for the check; InputError if it failed, else the program held back goes to ``keep``."""
+        if self._checking is not None:
+            self._checking.result()
+            self._checking = None
+        if self._held is not None:
+            self._keep(self._held)
+            self._held = None
 
 
 def time_per_test(stats: OracleStats) -> dict[str, float]:
@@ -185,12 +224,22 @@ class Decided:
     as_user: Executor | None  # the confirmation's run as `python result.py` would (None: not comparable)
     cache_dir: str = ""  # the warm pool's compilation cache, filled by the original's runs ("": none)
     lowered: Pending | None = None  # the tracker's run of ``source``, begun during the checks (lowering)
+    # The rest of the original's check in fresh interpreters, still running when the search starts (None: done,
+    # and ``original`` is its verdict); :meth:`checked` waits for it.
+    checking: Pending | None = None
     source: str = ""  # what the search starts from: the program, or the program with its local modules merged
     merged: str = ""  # what became of the program's local modules (Merge.note, or why the merge was not used)
 
     @property
     def criterion(self) -> Criterion:
         return self.judge.criterion
+
+    def checked(self) -> Decided:
+        """This record once the original's check is over: ``original`` as the fresh runs agreed on it (with the
+        slowest run's seconds), or InputError if they did not agree."""
+        if self.checking is None:
+            return self
+        return dataclasses.replace(self, original=self.checking.result(), checking=None)
 
     def confirm(self, history: list[str]) -> tuple[int, int]:
         """The newest program of ``history`` that fresh interpreters confirm, and how many runs disagreed."""
@@ -243,9 +292,10 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
             if pending is not None:
                 pending.result()  # the fresh runs' own verdict comes first, as when they ran first
             raise
-        if pending is not None:
-            decided = dataclasses.replace(decided, original=pending.result())  # InputError if they disagree
-        yield dataclasses.replace(decided, source=program.source, merged=note, lowered=lowered)
+        # The search starts before the check's second fresh run ends (on a small program that run is most of the
+        # fixed cost); a search that keeps a program asks whether the check failed meanwhile, and the result
+        # waits for the check's verdict (:meth:`Decided.checked`), so no program the check rejects is reduced.
+        yield dataclasses.replace(decided, source=program.source, merged=note, lowered=lowered, checking=pending)
     finally:
         for background in (pending, lowered):
             if background is not None:

@@ -178,6 +178,12 @@ def pass_table(passes: Iterable[PassStats]) -> str:
     return "\n".join(lines)
 
 
+def stages_line(stages: dict[str, float]) -> str:
+    """Where the wall time went, stage by stage (Result.stages): all but the search is the fixed cost."""
+    return (f"stages: checking the original and starting the pool {stages['checks']:.1f}s, search "
+            f"{stages['search']:.1f}s, closing the pool {stages['close']:.1f}s, confirmation {stages['confirm']:.1f}s")
+
+
 def timing_line(timing: dict[str, float]) -> str:
     """Where a test's time went, on average (Result.timing)."""
     waited, program = timing["waited_ms"], timing["program_ms"]
@@ -259,6 +265,8 @@ def run(argv: list[str]) -> int:
         print(pass_table(result.passes), file=sys.stderr)
         if result.timing:
             print(timing_line(result.timing), file=sys.stderr)
+        if result.stages:
+            print(stages_line(result.stages), file=sys.stderr)
     return EXIT_OK
 
 

@@ -102,6 +102,10 @@ class Pending:
     def result(self) -> Outcome:
         return self._future.result()
 
+    def done(self) -> bool:
+        """Whether the check is over (:meth:`result` then returns or raises at once)."""
+        return self._future.done()
+
     def cancel(self) -> None:
         self._cancel.set()
 

@@ -64,3 +64,21 @@ def test_stats_prints_where_a_tests_time_went(tmp_path):
     assert done.returncode == 0, done.stderr
     assert re.search(r"\nper test, mean of \d+ runs: \d+ ms waited = \d+ ms in the program \(JAX over \d+ warm "
                      r"runs: trace \d+, lower \d+, compile \d+\) \+ -?\d+ ms around it", done.stderr), done.stderr
+    assert re.search(r"\nstages: checking the original and starting the pool \d+\.\ds, search \d+\.\ds, closing "
+                     r"the pool \d+\.\ds, confirmation \d+\.\ds\n", done.stderr), done.stderr
+
+
+def test_a_result_says_how_long_each_stage_took(tmp_path):
+    """The fixed cost's parts (benchmarks/startup.py reports them): the checks with the pool's start, the
+    search (which starts while the check's second fresh run still goes), the pool's close, the confirmation."""
+    import reducer
+
+    program = tmp_path / "jitted.py"
+    program.write_text(JITTED.replace("raise ValueError('after compiling')\n", "print(f(jnp.ones((8, 7))))\n"))
+    result = reducer.reduce(str(program), jobs=2)
+    assert list(result.stages) == ["checks", "search", "close", "confirm"]
+    assert all(seconds >= 0 for seconds in result.stages.values())
+    assert sum(result.stages.values()) <= result.seconds + 0.01  # each rounded to milliseconds
+    assert result.stages["search"] >= sum(p.seconds for p in result.passes) * 0.9
+    assert result.original.seconds >= result.stages["checks"] / 10  # the check's verdict: its slowest run
+    assert result.to_json()["stages"] == result.stages
