@@ -8,7 +8,8 @@ command). Fixed cost = the command's wall time minus its passes' seconds; the ta
 0.3 s. The command's stages (Result.stages) say where the fixed cost went: checking the original while the
 pool starts, closing the pool, the final confirmation; "outside" is what the command spends outside
 `reduce()` (interpreter start-up, imports, printing). Medians of ``--repeat`` runs each; the machine should
-be idle. Writes benchmarks/startup-results.md (and .json) with the commit and versions.
+be idle. Writes benchmarks/startup-results.md (and .json) with the commit and versions, and whether Python's
+bytecode cache was off (PYTHONDONTWRITEBYTECODE: then every command compiles the reducer's modules again).
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ def main() -> None:
              "`jax-reduce prog.py --json` command; `fixed s` = `wall s` minus the passes' seconds; target: "
              "`plain s` + 0.3. Stages of the fixed cost: `outside` (the command outside `reduce()`: start-up, "
              "imports), `checks` (the original's checks while the pool starts), `close` (the pool's end), "
-             "`confirm` (the final confirmation).", "",
+             "`confirm` (the final confirmation).",
+             f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} (when set, every command "
+             "compiles the reducer's modules again: about 0.3 s of `outside`).", "",
              "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in rows:
         lines.append("| " + " | ".join(f"{v:.2f}" if isinstance(v, float) else str(v) for v in row.values()) + " |")

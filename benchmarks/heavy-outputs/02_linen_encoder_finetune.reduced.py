@@ -11,5 +11,5 @@ class Encoder(nn.Module):
     def __call__(self, x):
         nn.Dense(1, name="input_proj")(x)
 
-model = Encoder()
-model.apply({"params": model.init(jax.random.PRNGKey(0), (0, 0))["params"]}, jnp.ones(1))
+y = Encoder()
+y.apply({"params": y.init(jax.random.PRNGKey(0), (0, 0))["params"]}, jnp.ones(1))

@@ -12,6 +12,6 @@ from jax.sharding import Mesh, PartitionSpec as P
 
 @jax.jit
 @functools.partial(jax.shard_map, mesh=Mesh(jax.devices(), "dp"), in_specs=(P(), P(), P("dp")), out_specs=(P(),))
-def eval_step(params, x, y):
+def eval_step(z, x, y):
     return 1.0 == y,
 eval_step({}, 0, jnp.ones(4))

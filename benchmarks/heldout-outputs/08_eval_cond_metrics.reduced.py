@@ -4,9 +4,9 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-(jax.jit(lambda params, counter: jax.lax.cond(counter, lambda *_: {
+(jax.jit(lambda x, y: jax.lax.cond(y, lambda *_: {
     "val_loss": 1.0,
     "val_acc": 1.0,
     "per_class_acc": jnp.ones(2),
 },
-                       lambda *_: {"val_loss": 1.0, "val_acc": 1.0, "per_class_acc": 1.0}, params, jnp.ones((3, 4)), jnp.ones(5, jnp.int32))))({"w": jnp.ones((6, 7)), "b": jnp.ones(8)}, 0)
+                       lambda *_: {"val_loss": 1.0, "val_acc": 1.0, "per_class_acc": 1.0}, x, jnp.ones((3, 4)), jnp.ones(5, jnp.int32))))({"w": jnp.ones((6, 7)), "b": jnp.ones(8)}, 0)

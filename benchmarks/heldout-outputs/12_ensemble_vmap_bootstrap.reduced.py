@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.vmap(lambda params, x, y: None)({'b1': jnp.ones((2, 3)), 'b2': jnp.ones(2)}, jnp.ones((4, 5, 6)), jnp.ones(4))
+jax.vmap(lambda z, x, y: None)({'b1': jnp.ones((2, 3)), 'b2': jnp.ones(2)}, jnp.ones((4, 5, 6)), jnp.ones(4))

@@ -5,6 +5,6 @@
 import functools
 import jax
 import jax.numpy as jnp
-params = jnp.ones((2, 3))
-functools.partial(jax.jit, donate_argnums=0)(lambda params: params)(params)
-jax.tree.map(lambda e, p: (1.0 * e), params, params)
+x = jnp.ones((2, 3))
+functools.partial(jax.jit, donate_argnums=0)(lambda x: x)(x)
+jax.tree.map(lambda e, p: (1.0 * e), x, x)

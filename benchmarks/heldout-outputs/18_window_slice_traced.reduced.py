@@ -5,8 +5,8 @@
 import jax
 import jax.numpy as jnp
 
-def make_window(series, start):
-    series[start:start]
+def f(x, y):
+    x[y:y]
 
-series = jnp.ones(2)
-jax.vmap(lambda start: make_window(series, start))(jnp.ones(3, jnp.int32))
+x = jnp.ones(2)
+jax.vmap(lambda y: f(x, y))(jnp.ones(3, jnp.int32))

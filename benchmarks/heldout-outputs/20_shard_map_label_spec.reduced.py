@@ -9,9 +9,9 @@ import functools
 import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh, PartitionSpec as P
-batch_spec = P("data", None)
+z = P("data", None)
 @functools.partial(jax.shard_map, mesh=Mesh(jax.devices(), "data"),
-                   in_specs=(P(), batch_spec, batch_spec), out_specs=P())
+                   in_specs=(P(), z, z), out_specs=P())
 def sharded_grads(w, x, y):
     pass
 sharded_grads(1.0, jnp.ones((2, 3)), jnp.ones(4))
