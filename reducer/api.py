@@ -293,8 +293,8 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
                 pending.result()  # the fresh runs' own verdict comes first, as when they ran first
             raise
         # The search starts before the check's second fresh run ends (on a small program that run is most of the
-        # fixed cost); a search that keeps a program asks whether the check failed meanwhile, and the result
-        # waits for the check's verdict (:meth:`Decided.checked`), so no program the check rejects is reduced.
+        # fixed cost). The search stops at the next program it keeps once the check has failed, and the result
+        # waits for the check's verdict (:meth:`Decided.checked`): a program the check rejects gets no result.
         yield dataclasses.replace(decided, source=program.source, merged=note, lowered=lowered, checking=pending)
     finally:
         for background in (pending, lowered):

@@ -97,7 +97,7 @@ def statement_passes() -> list[Pass]:
 
 __all__ = [
     "REMOVE", "ArrayLiteralsPass", "ComprehensionPass", "ComputedValuesPass", "ConstantPass", "Edit", "EditPass", "EqualSizesPass", "FStringPartsPass", "HoistPass", "IndependentStatementsPass",
-    "InlinePass", "LiteralPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "StaticLookupPass",
+    "InlinePass", "LiteralPass", "LongNamesPass", "NamedTupleFieldsPass", "Pass", "PytreeLeavesPass", "SingletonPass", "SpellingPass", "StatementPass", "StaticLookupPass",
     "TidyPass", "TupleElementsPass", "UnusedDefinitionsPass",
-    "UnusedParametersPass", "UnwrapPass", "ZeroSizesPass", "LongNamesPass", "default_passes", "observing", "statement_passes", "tracing",
+    "UnusedParametersPass", "UnwrapPass", "ZeroSizesPass", "default_passes", "observing", "statement_passes", "tracing",
 ]

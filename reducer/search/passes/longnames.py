@@ -19,7 +19,9 @@ cannot follow (a string annotation).
 
 A new name is one the program does not use anywhere, so it cannot capture another name's reads, and within a
 scope each binding gets its own. A nested function may reuse a name its enclosing scopes gave away unless it
-reads that binding. Any subset of the edits is consistent: each edit renames one binding in full.
+reads that binding, and never a function's name (`def f(): def f(): ...` is correct but reads badly). Reads
+are resolved by Python's rule, not by libcst's references (see :func:`_bindings`). Any subset of the edits is
+consistent: each edit renames one binding in full.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class LongNamesPass(EditPass):
         given: list[tuple[_Binding, str]] = []  # enclosing scopes' first: a scope's bindings see theirs
         edits = []
         for binding in sorted(bindings, key=lambda b: (_depth(b.scope), b.position)):
+            binding.kind = facts.kind(binding)
             new = _free_name(binding, facts, given)
             given.append((binding, new))
             replacements = tuple((node, node.with_changes(value=new)) for node in binding.names)
@@ -89,21 +92,24 @@ class _Binding:
         self.names = list(nodes.values())
         self.complete = all(_bound_name(d) is not None for d in self.definers)
         self.position = min((positions.get(id(n), 0) for n in self.names), default=0)
+        self.kind: tuple[str, ...] = _VALUES  # the names it may take (_Facts.kind)
+
+
+def _up(scope: Scope) -> Iterator[Scope]:
+    """``scope`` and the scopes around it, out to the module's."""
+    yield scope
+    while not isinstance(scope, GlobalScope):
+        scope = scope.parent
+        yield scope
 
 
 def _enclosing(inner: Scope, outer: Scope) -> Iterator[Scope]:
     """``inner`` and the scopes around it, up to and without ``outer``."""
-    while inner is not outer and not isinstance(inner, GlobalScope):
-        yield inner
-        inner = inner.parent
+    return itertools.takewhile(lambda s: s is not outer and not isinstance(s, GlobalScope), _up(inner))
 
 
 def _encloses(outer: Scope, inner: Scope) -> bool:
-    while not isinstance(inner, GlobalScope):
-        inner = inner.parent
-        if inner is outer:
-            return True
-    return False
+    return any(s is outer for s in itertools.islice(_up(inner), 1, None))
 
 
 def _bindings(scopes: Sequence[Scope], facts: _Facts) -> Iterator[_Binding]:
@@ -156,10 +162,7 @@ def _bound_name(node: cst.CSTNode) -> cst.Name | None:
 
 
 def _depth(scope: Scope) -> int:
-    depth = 0
-    while not isinstance(scope, GlobalScope):
-        scope, depth = scope.parent, depth + 1
-    return depth
+    return sum(1 for _ in _up(scope)) - 1
 
 
 class _Facts(cst.CSTVisitor):
@@ -261,9 +264,8 @@ def _free_name(binding: _Binding, facts: _Facts, given: list[tuple[_Binding, str
     taken = set(facts.used)
     taken.update(new for other, new in given if other.scope is binding.scope or id(binding.scope) in other.read_in)
     # Correct but hard to read: `def f(): def f(x): ...`. A nested scope takes no function name given outside.
-    taken.update(new for other, new in given
-                 if facts.kind(other) is _FUNCTIONS and _encloses(other.scope, binding.scope))
-    pool = facts.kind(binding)
+    taken.update(new for other, new in given if other.kind is _FUNCTIONS and _encloses(other.scope, binding.scope))
+    pool = binding.kind
     numbered = (f"{pool[0]}{n}" for n in itertools.count(1))
     return next(name for name in itertools.chain(pool, numbered)
                 if name not in taken and not keyword.iskeyword(name))
