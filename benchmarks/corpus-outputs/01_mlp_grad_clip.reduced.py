@@ -5,7 +5,7 @@
 import jax
 
 @jax.jit
-def train_step(params):
-    if sum(jax.tree_util.tree_leaves(params)) > 1.0:
+def f(x):
+    if sum(jax.tree_util.tree_leaves(x)) > 1.0:
         pass
-train_step(0.0)
+f(0.0)

@@ -3,4 +3,4 @@
 # signature: jax.errors.TracerIntegerConversionError: The __index__() method was called on traced array with shape int32[] @ jax._src.core.error
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-jax.jit(lambda step: [][step])(0)
+jax.jit(lambda x: [][x])(0)

@@ -6,11 +6,11 @@ import jax
 import jax.numpy as jnp
 _GLOBAL_KEY = jnp.ones(2, jnp.uint32)
 
-def next_rng_key():
+def f():
     global _GLOBAL_KEY
-    _GLOBAL_KEY, sub = jax.random.split(_GLOBAL_KEY)
+    _GLOBAL_KEY, key = jax.random.split(_GLOBAL_KEY)
 
-def r2_score():
-    next_rng_key()
-jax.jit(next_rng_key)()
-f"{r2_score():.3f}"
+def g():
+    f()
+jax.jit(f)()
+f"{g():.3f}"

@@ -5,8 +5,8 @@
 import jax
 
 @jax.custom_vjp
-def clip_gradient(*_):
+def f(*_):
     pass
 
-clip_gradient.defvjp(lambda x, bounds: (x, bounds), lambda bounds, g: (g,))
-jax.value_and_grad(clip_gradient)(1.0, (-0.0, 1.0))
+f.defvjp(lambda x, y: (x, y), lambda y, g: (g,))
+jax.value_and_grad(f)(1.0, (-0.0, 1.0))

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 from jax import lax
-lax.while_loop(lambda carry: jnp.bool_(0), lambda carry: 1.0, jnp.int32(0))
+lax.while_loop(lambda x: jnp.bool_(0), lambda x: 1.0, jnp.int32(0))

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 from jax import lax
-lax.while_loop(lambda state: 0 < 0, lambda state: jnp.ones(1), jnp.ones(2))
+lax.while_loop(lambda x: 0 < 0, lambda x: jnp.ones(1), jnp.ones(2))

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.jit(lambda length: jnp.arange(length))(0)
+jax.jit(lambda x: jnp.arange(x))(0)

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.jit(lambda batch: jax.ops.segment_sum(jnp.ones((2, 3)), batch))(jnp.ones(1, jnp.int32))
+jax.jit(lambda x: jax.ops.segment_sum(jnp.ones((2, 3)), x))(jnp.ones(1, jnp.int32))

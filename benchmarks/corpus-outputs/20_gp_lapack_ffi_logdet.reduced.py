@@ -5,9 +5,9 @@
 import jax
 import jax.numpy as jnp
 a = jnp.eye(1)
-batch = a.shape
+x = a.shape
 jax.ffi.ffi_call("lapack_sgetrf_ffi", (
     a,
-    jax.ShapeDtypeStruct(batch, jnp.int32),
-    jax.ShapeDtypeStruct(batch, jnp.int32),
+    jax.ShapeDtypeStruct(x, jnp.int32),
+    jax.ShapeDtypeStruct(x, jnp.int32),
 ))(a)

@@ -9,13 +9,13 @@ def bn(x):
     global running_mean
     running_mean = running_mean + x.mean(0)
 
-def loss(params):
-    bn(params["w1"])
+def f(y):
+    bn(y["w1"])
     return 1.0
 
 running_mean = 0
-params = {
+y = {
     "w1": jnp.ones((2, 3))
 }
-jax.value_and_grad(loss)(params)
-bn(params["w1"])
+jax.value_and_grad(f)(y)
+bn(y["w1"])

@@ -3,5 +3,5 @@
 # signature: ValueError: pytree structure error: different numbers of pytree children at key path @ jax._src.tree_util.tree_map [jax.tree_util.tree_map()]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-zeros = {}
-jax.tree_util.tree_map(lambda *_: 1.0, {"mu": zeros, "nu": zeros}, {'dec1': 0.0})
+x = {}
+jax.tree_util.tree_map(lambda *_: 1.0, {"mu": x, "nu": x}, {'dec1': 0.0})

@@ -6,13 +6,13 @@ import jax
 import jax.numpy as jnp
 
 @jax.custom_vjp
-def grad_reverse(x):
+def f(x):
     pass
 
-grad_reverse.defvjp(lambda x: (x, None), lambda *_: (jnp.ones(2),))
+f.defvjp(lambda x: (x, None), lambda *_: (jnp.ones(2),))
 
-def dann_loss(params):
-    w, b = params
-    return jnp.mean(grad_reverse(w)), ()
+def g(y):
+    w, b = y
+    return jnp.mean(f(w)), ()
 
-jax.value_and_grad(dann_loss, has_aux=True)((jnp.ones((3, 4)), 1.0))
+jax.value_and_grad(g, has_aux=True)((jnp.ones((3, 4)), 1.0))

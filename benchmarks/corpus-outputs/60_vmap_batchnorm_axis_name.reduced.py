@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.value_and_grad(lambda params: jax.lax.pmean(params, 'devices'))(jnp.ones((2, 3)))
+jax.value_and_grad(lambda x: jax.lax.pmean(x, 'devices'))(jnp.ones((2, 3)))

@@ -6,5 +6,5 @@ import functools
 import jax
 
 @functools.partial(jax.jit, static_argnums=0)
-def apply():
+def f():
     pass

@@ -3,4 +3,4 @@
 # signature: TypeError: grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got int32. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True. @ jax._src.api._check_input_dtype_revderiv
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-jax.grad(lambda img: 1.0)(0)
+jax.grad(lambda x: 1.0)(0)

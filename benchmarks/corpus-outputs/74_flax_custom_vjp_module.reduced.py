@@ -4,9 +4,9 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 
-def reconstruction_loss(params):
-    custom = jax.custom_vjp(lambda *_: None)
-    custom.defvjp(lambda x, x_57: (1.0, x_57), lambda *_: (1.0,))
-    return custom(1.0, params)
+def f(y):
+    g = jax.custom_vjp(lambda *_: None)
+    g.defvjp(lambda x, y: (1.0, y), lambda *_: (1.0,))
+    return g(1.0, y)
 
-jax.value_and_grad(reconstruction_loss)(1.0)
+jax.value_and_grad(f)(1.0)

@@ -3,4 +3,4 @@
 # signature: jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape int32[] @ jax._src.core.error
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-jax.jit(lambda opt_state: int(opt_state))(0)
+jax.jit(lambda x: int(x))(0)

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 import jax
-jax.lax.scan(lambda state, _: ((1.0 * state[0], jnp.full((2, 2), 0.0), 1.0), 1.0), (jnp.ones((3, 4), jnp.int32), jnp.ones((2, 2), jnp.int32), jnp.int32(0)), length=0)
+jax.lax.scan(lambda x, _: ((1.0 * x[0], jnp.full((2, 2), 0.0), 1.0), 1.0), (jnp.ones((3, 4), jnp.int32), jnp.ones((2, 2), jnp.int32), jnp.int32(0)), length=0)

@@ -12,6 +12,6 @@ from jax.sharding import Mesh, PartitionSpec as P
 from jax import shard_map
 
 @functools.partial(shard_map, mesh=Mesh(jax.devices(), "data"), in_specs=(P(), P("data"), P("data")), out_specs=P())
-def sharded_eval(params, x, y):
+def sharded_eval(z, x, y):
     pass
 sharded_eval({}, jnp.ones((1, 2)), jnp.ones(1))
