@@ -140,14 +140,12 @@ def _bindings(scopes: Sequence[Scope], facts: _Facts) -> Iterator[_Binding]:
             yield _Binding(scope, name, assignments, reads.get((id(scope), name), []), facts.positions)
 
 
-def _resolve(scope: Scope | None, name: str, own: dict[int, dict[str, list[Assignment]]]) -> Scope | None:
-    first = True
-    while scope is not None and id(scope) in own:
-        if (first or not isinstance(scope, ClassScope)) and name in own[id(scope)]:
-            return scope
-        if isinstance(scope, GlobalScope):
-            return None
-        scope, first = scope.parent, False
+def _resolve(scope: Scope, name: str, own: dict[int, dict[str, list[Assignment]]]) -> Scope | None:
+    """The scope whose binding of ``name`` a read in ``scope`` sees: the innermost that binds it, class
+    bodies skipped except the read's own; None for a builtin or an unbound name."""
+    for depth, outer in enumerate(_up(scope)):
+        if (depth == 0 or not isinstance(outer, ClassScope)) and name in own.get(id(outer), {}):
+            return outer
     return None
 
 
