@@ -48,7 +48,9 @@ def environment(name: str, python: str, packages: tuple[str, ...]) -> str:
 
 
 def installed(python: str) -> dict[str, str]:
-    listed = subprocess.run([python, "-m", "pip", "list", "--format=json"], capture_output=True, text=True,
+    # -I: the current directory is not on sys.path, or a checkout's jax_reduce.egg-info (left by the dry runs'
+    # metadata build) would be listed as installed.
+    listed = subprocess.run([python, "-I", "-m", "pip", "list", "--format=json"], capture_output=True, text=True,
                             check=True, env=PIP_ENV).stdout
     return {p["name"].lower().replace("_", "-"): p["version"] for p in json.loads(listed)}
 
