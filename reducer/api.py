@@ -413,8 +413,9 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
                        jobs=options.jobs) if cpu is not None else None
 
     def lines_of(program: str) -> tuple[int, ...] | None:
-        """Where ``program`` failed, from a run already made: the oracle's, or the original's check."""
-        outcome = here.original if program == source else oracle.outcome_of(program)
+        """Where ``program`` failed, from a run already made: the search's oracle's (on the original's platform
+        once placement moved the search there), or the original's check."""
+        outcome = here.original if program == source else reduction.oracle.outcome_of(program)
         return outcome.lines if outcome is not None else None
 
     # Capture runs for the passes that learn from values go where candidates go, with their timeout; a flaky
@@ -423,7 +424,8 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
     passes = observing(tracing(options.pass_list(), lines_of), observe)
     placement = None
     try:
-        reduction = Reduction(source, oracle, passes, on_accept=keep, on_progress=on_progress)
+        reduction = Reduction(source, oracle, passes, on_accept=keep, on_progress=on_progress,
+                              lines_of=lines_of if _name_errors_never_sought(here, options) else None)
         # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does; a warm
         # worker imported jax already, and tracking through the public APIs there loses calls.
         lowering = None if not _lowers(options) else Lowering(
@@ -448,6 +450,16 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
             reference.close()
     return reduction, _sum(oracle.stats, reference.stats if reference is not None else None), \
         placement.stats if placement is not None else None
+
+
+def _name_errors_never_sought(decided: Decided, options: Options) -> bool:
+    """Whether the failure sought can never be what a module-level read of an unbound name (NameError), an
+    import (ImportError) or an imported module's attribute (AttributeError, a warning) raises, so that
+    candidates certain to raise one of those first are rejected without a run (reducer/search/unbound.py):
+    not for a custom predicate, a flaky program, or an original that raised one of them."""
+    raised = decided.original.exc_type.rpartition(".")[2]
+    return (decided.criterion.check is None and options.flaky is None and not raised.endswith("Warning")
+            and raised not in ("NameError", "ImportError", "ModuleNotFoundError", "AttributeError"))
 
 
 def _reading_cache(decided: Decided) -> Executor:

@@ -19,6 +19,7 @@ from reducer.search.ddmin import EditSet, expected_chunk, reduce_edits
 from reducer.search.passes.base import Pass, module_code, module_compiles, module_size
 from reducer.search.passes.memo import Memo
 from reducer.search.size import Size
+from reducer.search.unbound import LinesOf, UnboundReads
 
 @dataclasses.dataclass
 class SubPassStats:
@@ -44,6 +45,7 @@ class PassStats:
     tokens_removed: int = 0
     seconds: float = 0.0
     skipped: int = 0  # runs abandoned because every candidate timed out
+    not_run: int = 0  # candidates rejected without a run: certain to raise NameError first (search/unbound.py)
     edits: int = 0  # edits it offered, over all runs
     subpasses: list[SubPassStats] = dataclasses.field(default_factory=list)  # a pass made of sub-passes: one each
 
@@ -71,6 +73,13 @@ class _OnlyTimeouts(Exception):
     """Raised to abandon a pass whose candidates only ever time out."""
 
 
+class _Unbound:
+    """A candidate certain to raise NameError before the failure (reducer.search.unbound)."""
+
+
+UNBOUND = _Unbound()
+
+
 class _PassTester:
     """Adapts one pass on one module to the search's tester interface."""
 
@@ -83,8 +92,9 @@ class _PassTester:
         self.timeouts_before = reduction.oracle.stats.decided_timeouts
         self.origins = [edit.origin for edit in edits] if any(edit.origin for edit in edits) else None
         self.applied: EditSet = frozenset()  # the last accepted subset: each later candidate adds to it
+        self.unbound = reduction.unbound_reads(module)
 
-    def build(self, subset: EditSet) -> tuple[cst.Module, str] | None:
+    def build(self, subset: EditSet) -> tuple[cst.Module, str] | None | _Unbound:
         try:
             candidate = self.pass_.apply(self.module, [self.edits[i] for i in sorted(subset)])
         except cst.CSTValidationError:
@@ -94,6 +104,8 @@ class _PassTester:
         source = module_code(candidate)
         if not self._improves(module_size(candidate, source), source) or not module_compiles(candidate, source):
             return None
+        if self.unbound is not None and self.unbound.fails_first(candidate, source):
+            return UNBOUND  # rejected as a run would reject it, without the run
         return candidate, source
 
     def _improves(self, size: Size, source: str) -> bool:
@@ -105,16 +117,21 @@ class _PassTester:
 
     def first_success(self, candidates: Sequence[EditSet]) -> int | None:
         built: list[tuple[cst.Module, str] | None] = []
+        unbound: list[bool] = []
 
         def sources():
             for subset in candidates:
                 item = self.build(subset)
-                built.append(item)
-                yield None if item is None else item[1]
+                unbound.append(item is UNBOUND)
+                built.append(None if item is UNBOUND else item)
+                yield None if item is None or item is UNBOUND else item[1]
 
         stats = self.reduction.oracle.stats
         first_decisions: list[int] = []
         index = self.reduction.oracle.first_interesting(sources(), first_decisions.append)
+        # Those before the first success (or all, without one): the same for every --jobs, unlike what
+        # speculation built beyond it.
+        self.reduction.stats[self.pass_.name].not_run += sum(unbound[:index])
         self._credit_subpasses(candidates, built, first_decisions, index)
         tests, timeouts = stats.decided - self.decided_before, stats.decided_timeouts - self.timeouts_before
         if index is None and tests >= TIMEOUTS_BEFORE_SKIP and timeouts == tests:
@@ -153,8 +170,14 @@ class Reduction:
         *,
         on_accept: Callable[[str], None] | None = None,
         on_progress: Callable[[Progress], None] | None = None,
+        lines_of: LinesOf | None = None,
     ):
+        """``lines_of(source)``: where an accepted program failed (its own lines on the traceback, outermost
+        first), from the run that accepted it; given, candidates certain to raise NameError before that
+        point are rejected without a run (:mod:`reducer.search.unbound`). The caller gives it only where a
+        NameError can never be the failure sought."""
         self.oracle = oracle
+        self.lines_of = lines_of
         self.passes = list(passes)
         self.on_accept = on_accept or (lambda source: None)
         self.on_progress = on_progress or (lambda progress: None)
@@ -170,6 +193,11 @@ class Reduction:
         # applied (a count of decided tests, never timing, so it is the same for every --jobs).
         self._first_chunk: dict[str, int | None] = {}
         self.memo = Memo()  # what the passes remember about this reduction's trees (active while a pass runs)
+
+    def unbound_reads(self, module: cst.Module) -> UnboundReads | None:
+        if self.lines_of is None:
+            return None
+        return UnboundReads(module, self.lines_of(self.best) if module is self.module else None)
 
     def accept(self, module: cst.Module, source: str, pass_name: str) -> None:
         size = Size.of(source)
@@ -196,7 +224,7 @@ class Reduction:
         for name, theirs in other.stats.items():
             mine = self.stats.setdefault(name, PassStats(name))
             stats.tests -= theirs.tests  # counted under the pass that decided them
-            for field in ("runs", "tests", "successes", "tokens_removed", "seconds", "skipped", "edits"):
+            for field in ("runs", "tests", "successes", "tokens_removed", "seconds", "skipped", "edits", "not_run"):
                 setattr(mine, field, getattr(mine, field) + getattr(theirs, field))
             for sub in theirs.subpasses:
                 row = mine.subpass(sub.name)

@@ -56,7 +56,8 @@ class Lowering:
             return False
         best = reduction.best_size
         lowered = Reduction(repro, self.oracle, self.passes, on_progress=self.progress_below(best),
-                            on_accept=lambda source: reduction.on_accept(source) if Size.of(source) < best else None)
+                            on_accept=lambda source: reduction.on_accept(source) if Size.of(source) < best else None,
+                            lines_of=reduction.lines_of)
         lowered.run()
         reduction.continue_with(lowered, self.name, self.oracle.stats.decided - decided)
         return reduction.best is lowered.best
