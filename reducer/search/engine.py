@@ -178,6 +178,7 @@ class Reduction:
         NameError can never be the failure sought."""
         self.oracle = oracle
         self.lines_of = lines_of
+        self._unbound: UnboundReads | None = None
         self.passes = list(passes)
         self.on_accept = on_accept or (lambda source: None)
         self.on_progress = on_progress or (lambda progress: None)
@@ -195,9 +196,12 @@ class Reduction:
         self.memo = Memo()  # what the passes remember about this reduction's trees (active while a pass runs)
 
     def unbound_reads(self, module: cst.Module) -> UnboundReads | None:
+        """The verdicts on ``module``'s candidates; one per program, which a round hands most passes."""
         if self.lines_of is None:
             return None
-        return UnboundReads(module, self.lines_of(self.best) if module is self.module else None)
+        if self._unbound is None or self._unbound.module is not module:
+            self._unbound = UnboundReads(module, self.lines_of(self.best) if module is self.module else None)
+        return self._unbound
 
     def accept(self, module: cst.Module, source: str, pass_name: str) -> None:
         size = Size.of(source)
