@@ -45,6 +45,7 @@ _GLOBAL = re.compile(r"\bglobal\s+([A-Za-z_][\w \t,]*)")
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__spec__", "__loader__",
                                         "__package__", "__builtins__", "__annotations__", "__cached__"}
 _KNOWN_MODULES = frozenset({"jax", "jaxlib", "numpy"})  # with the standard library: imports that run no program code
+_FROM_PREFIX = re.compile(r"^\s*from\s+[\w.]+\s+import\b")
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
 
 
@@ -146,15 +147,23 @@ def _bindings(statement: cst.CSTNode) -> set[str]:
     names: set[str] = set()
 
     class _Names(cst.CSTVisitor):
+        # Bodies run later, in scopes of their own; what a def, class or lambda evaluates where it stands
+        # (decorators, defaults, annotations, bases) may bind here: `def f(x=(n := 3))`.
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             names.add(node.name.value)
+            for part in (*node.decorators, node.params, node.returns):
+                if part is not None:
+                    part.visit(self)
             return False
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             names.add(node.name.value)
+            for part in (*node.decorators, *node.bases, *node.keywords):
+                part.visit(self)
             return False
 
         def visit_Lambda(self, node: cst.Lambda) -> bool:
+            node.params.visit(self)
             return False
 
         def visit_Name(self, node: cst.Name) -> None:
@@ -344,7 +353,9 @@ def _modules(module: cst.Module, source: str) -> frozenset[str]:
                     if dotted.split(".")[0] in _KNOWN_MODULES or dotted.split(".")[0] in sys.stdlib_module_names:
                         names.add(alias.asname.name.value if alias.asname is not None
                                   and isinstance(alias.asname.name, cst.Name) else dotted.split(".")[0])
-    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("import ", "from "))]
+    # Import lines bind modules (what `import` binds is one), except the names a `from` line imports: those
+    # stay in the text checked, so `from m import x as jax` disqualifies `jax`.
+    lines = [_FROM_PREFIX.sub("", line) for line in source.splitlines() if not line.lstrip().startswith("import ")]
     rest = "\n".join(lines)
     return frozenset(name for name in names if all(
         match.group(1) == "." for match in re.finditer(rf"\b{re.escape(name)}\b\s*(\.)?", rest)))

@@ -129,6 +129,24 @@ def test_a_name_some_function_declares_global_counts_as_bound():
     assert verdict(source, ["def make_batch(n):"]) is False
 
 
+@pytest.mark.parametrize("binding", [
+    "def setup(x=(make_batch := len)):\n    pass",  # a default evaluated where the def stands
+    "class Config(base := object, **{}):\n    pass\nmake_batch = base",
+    "f = lambda x=(make_batch := len): x",
+])
+def test_what_a_def_class_or_lambda_evaluates_where_it_stands_may_bind(binding):
+    source = PROGRAM.replace("SETTINGS = {", f"{binding}\nSETTINGS = {{")
+    assert verdict(source, ["def make_batch(n):"]) is False
+
+
+def test_a_name_a_from_import_rebinds_is_no_module():
+    source = PROGRAM.replace("y = helper(x)\n", "").replace("SETTINGS = {", "from os import path as jax\nSETTINGS = {")
+    removed = ["def helper(x, scale=SETTINGS):", "x = make_batch(SETTINGS[\"n\"])"]
+    assert verdict(source, removed) is False  # jax.vmap may now run anything
+    plain = PROGRAM.replace("y = helper(x)\n", "").replace("SETTINGS = {", "from jax import numpy as np\nSETTINGS = {")
+    assert verdict(plain, removed) is True  # the module path of a from-import is no binding
+
+
 def test_annotations_are_read_unless_postponed():
     source = textwrap.dedent('''\
         import jax.numpy as jnp
