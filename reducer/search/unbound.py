@@ -19,7 +19,9 @@ mentions, conservatively), if a ``global`` statement anywhere names it, or if it
 could bind names another way (``globals()``, ``exec``, ``import *``, ``setattr``, ``builtins``, ...) gets no
 verdict at all. The user layer turns this off where what such a walk may raise (NameError; ImportError and
 AttributeError from imports and module attributes) could be the failure sought, for a custom predicate and
-for ``--flaky``. A wrong verdict could only cost a smaller result, never give a wrong one.
+for ``--flaky``. A wrong verdict could only cost a smaller result, never give a wrong one. (What the check
+takes on trust: that the program is deterministic, as the search assumes anyway, and that an import of JAX,
+NumPy or the standard library runs theirs, not a file of the program's own that shadows the name.)
 
 The search knows no processes: where the current program failed comes from ``lines_of(source)`` (the lines
 of its own frames on the traceback, outermost first), from a run already made.
@@ -40,7 +42,7 @@ LinesOf = Callable[[str], "tuple[int, ...] | None"]
 # Words that can bind or look up module names behind the parser's back: any of them anywhere (code,
 # strings or comments alike) and no verdict is given on the program.
 _DYNAMIC = re.compile(r"\b(?:globals|vars|locals|exec|eval|__import__|importlib|setattr|delattr|__builtins__|"
-                      r"builtins|__dict__|runpy)\b|sys\.modules|import\s+__main__|import\s+\*")
+                      r"builtins|__dict__|runpy)\b|sys\.modules|import\s+__main__|import\s+\*|\b__name__\s*=(?!=)")
 _GLOBAL = re.compile(r"\bglobal\s+([A-Za-z_][\w \t,]*)")
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__spec__", "__loader__",
                                         "__package__", "__builtins__", "__annotations__", "__cached__"}
@@ -343,7 +345,8 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
 
 def _modules(module: cst.Module, source: str) -> frozenset[str]:
     """Names that only ever hold a module: bound by ``import a.b`` or ``import a.b as c`` (of JAX, NumPy or
-    the standard library), and everywhere else in the source (strings and comments too) followed by a dot."""
+    the standard library), everywhere else in the source (strings and comments too) followed by a dot, and
+    none of whose attributes the program assigns (``jax.numpy = ...`` would put its own object there)."""
     names: set[str] = set()
     for statement in module.body:
         for small in _small_statements(statement):
@@ -358,4 +361,5 @@ def _modules(module: cst.Module, source: str) -> frozenset[str]:
     lines = [_FROM_PREFIX.sub("", line) for line in source.splitlines() if not line.lstrip().startswith("import ")]
     rest = "\n".join(lines)
     return frozenset(name for name in names if all(
-        match.group(1) == "." for match in re.finditer(rf"\b{re.escape(name)}\b\s*(\.)?", rest)))
+        match.group(1) == "." for match in re.finditer(rf"\b{re.escape(name)}\b\s*(\.)?", rest))
+        and not re.search(rf"\b{re.escape(name)}(?:\s*\.\s*\w+)+\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)", rest))

@@ -117,6 +117,7 @@ def test_what_the_shared_prefix_runs_ran_before_the_failure_without_an_error():
     "exec('def make_batch(n): return n')",
     "from os.path import *",
     "import builtins",
+    "__name__ = 'not main'",  # then `if __name__ == "__main__":` is no longer certain to run its body
 ])
 def test_a_program_that_could_bind_names_another_way_gets_no_verdict(extra):
     source = PROGRAM.replace("SETTINGS = {", f"{extra}\nSETTINGS = {{")
@@ -145,6 +146,12 @@ def test_a_name_a_from_import_rebinds_is_no_module():
     assert verdict(source, removed) is False  # jax.vmap may now run anything
     plain = PROGRAM.replace("y = helper(x)\n", "").replace("SETTINGS = {", "from jax import numpy as np\nSETTINGS = {")
     assert verdict(plain, removed) is True  # the module path of a from-import is no binding
+
+
+@pytest.mark.parametrize("patch", ["jax.vmap = print", "jax.numpy.ones += 1"])
+def test_a_module_whose_attributes_the_program_assigns_is_no_module(patch):
+    source = PROGRAM.replace("y = helper(x)\n", "").replace("SETTINGS = {", f"{patch}\nSETTINGS = {{")
+    assert verdict(source, ["def helper(x, scale=SETTINGS):", "x = make_batch(SETTINGS[\"n\"])"]) is False
 
 
 def test_annotations_are_read_unless_postponed():
