@@ -153,7 +153,7 @@ def _bindings(statement: cst.CSTNode) -> set[str]:
         # (decorators, defaults, annotations, bases) may bind here: `def f(x=(n := 3))`.
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             names.add(node.name.value)
-            for part in (*node.decorators, node.params, node.returns):
+            for part in (*node.decorators, *_evaluated(node.params), node.returns):
                 if part is not None:
                     part.visit(self)
             return False
@@ -165,7 +165,8 @@ def _bindings(statement: cst.CSTNode) -> set[str]:
             return False
 
         def visit_Lambda(self, node: cst.Lambda) -> bool:
-            node.params.visit(self)
+            for part in _evaluated(node.params):
+                part.visit(self)
             return False
 
         def visit_Name(self, node: cst.Name) -> None:
@@ -173,6 +174,17 @@ def _bindings(statement: cst.CSTNode) -> set[str]:
 
     statement.visit(_Names())
     return names
+
+
+def _evaluated(params: cst.Parameters) -> list[cst.CSTNode]:
+    """What a def or lambda evaluates of its parameters where it stands: defaults and annotations, not the
+    parameters' own names (those bind in the function's scope)."""
+    found: list[cst.CSTNode] = []
+    for param in (*params.posonly_params, *params.params, params.star_arg, *params.kwonly_params,
+                  params.star_kwarg):
+        if isinstance(param, cst.Param):
+            found += [part for part in (param.default, param.annotation) if part is not None]
+    return found
 
 
 class _Unbound(Exception):

@@ -140,6 +140,13 @@ def test_what_a_def_class_or_lambda_evaluates_where_it_stands_may_bind(binding):
     assert verdict(source, ["def make_batch(n):"]) is False
 
 
+def test_a_defs_parameter_names_bind_nothing_here():
+    # helper's parameter `x` is no module-level binding: with `x = make_batch(...)` gone, `z = y` after
+    # `y = x` reads an unbound x.
+    source = PROGRAM.replace("y = helper(x)", "y = x")
+    assert verdict(source, ["x = make_batch(SETTINGS[\"n\"])"], fails_at=FAILS_AT) is True
+
+
 def test_a_name_a_from_import_rebinds_is_no_module():
     source = PROGRAM.replace("y = helper(x)\n", "").replace("SETTINGS = {", "from os import path as jax\nSETTINGS = {")
     removed = ["def helper(x, scale=SETTINGS):", "x = make_batch(SETTINGS[\"n\"])"]
