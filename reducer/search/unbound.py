@@ -336,7 +336,7 @@ class _Walk:
                 if param.default is not None:
                     self.load(param.default)
         else:
-            raise _Operation  # dicts and sets hash, comprehensions iterate, f-strings format, ...
+            raise _Operation  # sets hash, comprehensions iterate, f-strings format, ...
 
 
 def _root(expr: cst.BaseExpression) -> str | None:
@@ -364,10 +364,9 @@ def _modules(module: cst.Module, source: str) -> frozenset[str]:
         for small in _small_statements(statement):
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    dotted = cst.Module([]).code_for_node(alias.name)
-                    if dotted.split(".")[0] in _KNOWN_MODULES or dotted.split(".")[0] in sys.stdlib_module_names:
-                        names.add(alias.asname.name.value if alias.asname is not None
-                                  and isinstance(alias.asname.name, cst.Name) else dotted.split(".")[0])
+                    top = alias.evaluated_name.split(".")[0]
+                    if top in _KNOWN_MODULES or top in sys.stdlib_module_names:
+                        names.add(alias.evaluated_alias or top)
     # Import lines bind modules (what `import` binds is one), except the names a `from` line imports: those
     # stay in the text checked, so `from m import x as jax` disqualifies `jax`.
     lines = [_FROM_PREFIX.sub("", line) for line in source.splitlines() if not line.lstrip().startswith("import ")]
