@@ -21,7 +21,8 @@ verdict at all. The user layer turns this off where what such a walk may raise (
 AttributeError from imports and module attributes) could be the failure sought, for a custom predicate and
 for ``--flaky``. A wrong verdict could only cost a smaller result, never give a wrong one. (What the check
 takes on trust: that the program is deterministic, as the search assumes anyway, and that an import of JAX,
-NumPy or the standard library runs theirs, not a file of the program's own that shadows the name.)
+NumPy or the standard library runs theirs, not a file of the program's own that shadows the name, as merging
+local modules does too: ``reprokit.localmodules.NEVER_LOCAL``.)
 
 The search knows no processes: where the current program failed comes from ``lines_of(source)`` (the lines
 of its own frames on the traceback, outermost first), from a run already made.
@@ -32,10 +33,11 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-import sys
 from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
+
+from reprokit.localmodules import NEVER_LOCAL
 
 LinesOf = Callable[[str], "tuple[int, ...] | None"]
 
@@ -46,7 +48,6 @@ _DYNAMIC = re.compile(r"\b(?:globals|vars|locals|exec|eval|__import__|importlib|
 _GLOBAL = re.compile(r"\bglobal\s+([A-Za-z_][\w \t,]*)")
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__spec__", "__loader__",
                                         "__package__", "__builtins__", "__annotations__", "__cached__"}
-_KNOWN_MODULES = frozenset({"jax", "jaxlib", "numpy"})  # with the standard library: imports that run no program code
 _FROM_PREFIX = re.compile(r"^\s*from\s+[\w.]+\s+import\b")
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
 
@@ -277,8 +278,7 @@ class _Walk:
         else:
             modules = [alias.name for alias in node.names]
         for module in modules:
-            top = cst.Module([]).code_for_node(module).split(".")[0]
-            if top not in _KNOWN_MODULES and top not in sys.stdlib_module_names:
+            if cst.Module([]).code_for_node(module).split(".")[0] not in NEVER_LOCAL:
                 raise _Operation  # another library's import runs its code: the program's own modules too
 
     def argument(self, arg: cst.Arg) -> None:
@@ -365,7 +365,7 @@ def _modules(module: cst.Module, source: str) -> frozenset[str]:
             if isinstance(small, cst.Import):
                 for alias in small.names:
                     top = alias.evaluated_name.split(".")[0]
-                    if top in _KNOWN_MODULES or top in sys.stdlib_module_names:
+                    if top in NEVER_LOCAL:
                         names.add(alias.evaluated_alias or top)
     # Import lines bind modules (what `import` binds is one), except the names a `from` line imports: those
     # stay in the text checked, so `from m import x as jax` disqualifies `jax`.
