@@ -6,10 +6,12 @@ import textwrap
 
 import libcst as cst
 
+from reducer.search.ddmin import reduce_edits
 from reducer.search.passes import (
     ConstantPass, FStringPartsPass, HoistPass, InlinePass, LiteralPass, PytreeLeavesPass, SingletonPass, SpellingPass,
     TidyPass, TupleElementsPass, UnusedParametersPass, UnwrapPass,
 )
+from reducer.search.passes.literals import smaller_ints
 
 
 def candidates(pass_, source: str) -> list[str]:
@@ -183,6 +185,33 @@ def test_literals_shrink_numbers_shapes_and_dtypes():
     for expected in ("jnp.ones((1, 512)", "jnp.ones((256, 512)", "jnp.ones((512,)", "jnp.zeros(512) * 1.0",
                      "dtype=jnp.float32", "jnp.ones((512, 512))", "b = jnp.zeros() * 0.5"):
         assert expected in joined, expected
+
+
+def test_an_integer_is_offered_one_then_powers_of_two_then_half():
+    assert smaller_ints(4096) == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+    assert smaller_ints(100) == [1, 2, 4, 8, 16, 32, 50]
+    assert (smaller_ints(5), smaller_ints(4), smaller_ints(3), smaller_ints(1), smaller_ints(0)) == (
+        [1, 2], [1, 2], [1], [0], [])
+
+
+def test_a_size_that_must_stay_divisible_by_four_reaches_four_in_one_run():
+    """The search keeps the smallest value the failure allows in one run of the pass, so the engine needs no
+    further round of every pass per halving step."""
+    module = cst.parse_module("x = jnp.ones(4096)\n")
+    pass_ = LiteralPass()
+    edits = pass_.edits(module)
+
+    class DivisibleByFour:
+        def first_success(self, subsets):
+            for index, subset in enumerate(subsets):
+                code = pass_.apply(module, [edits[i] for i in sorted(subset)]).code
+                size = code.partition("ones(")[2].partition(")")[0]
+                if size.isdigit() and int(size) % 4 == 0 and code != module.code:
+                    return index
+            return None
+
+    kept = reduce_edits(len(edits), DivisibleByFour())
+    assert pass_.apply(module, [edits[i] for i in sorted(kept)]).code == "x = jnp.ones(4)\n"
 
 
 def test_unused_parameters_go_with_their_arguments():
