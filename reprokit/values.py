@@ -189,10 +189,14 @@ def run_probed(source: str) -> None:
         raise ValuesReport(probe.report())  # noqa: B012 - the program's own ending is not what this run is for
 
 
-def envelope(probed_source: str) -> str:
+def envelope(probed_source: str, head: str = "") -> str:
     """A program that runs ``probed_source`` (its expressions wrapped as ``__jr_probe__(k, expr)``) and ends
-    by raising its facts (:func:`run_probed`)."""
-    return f"import reprokit.values\nreprokit.values.run_probed({probed_source!r})\n"
+    by raising its facts (:func:`run_probed`). ``head``, the source's leading lines that decide where it may run
+    (its environment settings), runs first as they are, and the rest inside the envelope."""
+    if not probed_source.startswith(head):
+        raise ValueError("the head must be the start of the probed source")
+    rest = probed_source[len(head):]
+    return f"{head}import reprokit.values\nreprokit.values.run_probed({rest!r})\n"
 
 
 def facts_from_report(exc_type: str, message: str) -> dict[int, ValueFact] | None:

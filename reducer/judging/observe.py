@@ -5,9 +5,11 @@ may replace as ``__jr_probe__(k, expr)`` (it knows which nodes those are), and h
 :class:`Observer`, a plain callable ``observe(probed_source) -> {k: ValueFact} | None`` that the user layer
 builds here from the executor candidates run on. The observer runs the program once under
 :func:`reprokit.values.envelope` on that same executor (same sandbox, limits and kill-on-timeout as every
-candidate) and reads the facts back from the outcome. The capture run is never judged and never cached as a
-candidate: the judged runs contain no probe, and an edit made from the facts is kept only when the oracle
-finds the original's signature in the edited program.
+candidate) and reads the facts back from the outcome. The program's leading lines that decide where it may
+run (its environment prelude) stand in front of the envelope, so the pool routes a capture as it routes the
+program's candidates (:func:`reducer.execution.environment.routing_head`). The capture run is never judged
+and never cached as a candidate: the judged runs contain no probe, and an edit made from the facts is kept
+only when the oracle finds the original's signature in the edited program.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 
+from reducer.execution.environment import routing_head
 from reducer.execution.fresh import Executor
 from reducer.execution.outcome import Kind, Outcome
 from reducer.judging.checks import Pending
@@ -35,7 +38,8 @@ class Observer:
 
     def __call__(self, probed_source: str) -> dict[int, ValueFact] | None:
         self.runs += 1
-        outcome = self.executor.run(envelope(probed_source), self.timeout * CAPTURE_SLOWDOWN, threading.Event())
+        enveloped = envelope(probed_source, routing_head(probed_source))
+        outcome = self.executor.run(enveloped, self.timeout * CAPTURE_SLOWDOWN, threading.Event())
         facts = facts_from_report(outcome.exc_type, outcome.message) if outcome.kind is Kind.EXCEPTION else None
         self.failed += facts is None
         return facts

@@ -10,6 +10,8 @@ import libcst as cst
 import pytest
 
 import reducer
+from reducer.execution.environment import routing_head
+from reducer.execution.pool import PoolExecutor
 from reducer.judging.observe import Observer
 from reducer.search.passes import ComputedValuesPass, default_passes, observing
 from reducer.search.passes.computed import instrument, targets
@@ -127,6 +129,38 @@ def test_fact_records_round_trip_through_json():
 
 def test_envelope_runs_the_probed_source_as_given():
     assert envelope("x = 1\n") == "import reprokit.values\nreprokit.values.run_probed('x = 1\\n')\n"
+    assert envelope("import os\nx = 1\n", "import os\n") == (
+        "import os\nimport reprokit.values\nreprokit.values.run_probed('x = 1\\n')\n")
+    with pytest.raises(ValueError):
+        envelope("x = 1\n", "import os\n")
+
+
+def test_the_leading_lines_that_decide_where_a_program_runs():
+    flags = 'os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"\n'
+    assert routing_head(f'"""doc"""\nimport os\n{flags}import jax\nx = 1\n') == f'"""doc"""\nimport os\n{flags}'
+    update = 'jax.config.update("jax_num_cpu_devices", 4)\n'
+    imports = "import jax\nimport numpy as np\n"
+    assert routing_head(f"{imports}{update}x = 1\n") == f"{imports}{update}"
+    assert routing_head(f"import os\r\n{flags}") == f"import os\r\n{flags}"  # Python's line ends, whatever they are
+    for nothing in ("import jax\nx = 1\n", f"x = 1\nimport os\n{flags}", f"import flax\n{update}", "def (:\n"):
+        assert routing_head(nothing) == ""
+
+
+def test_a_capture_of_a_program_that_sets_its_devices_runs_warm_where_its_candidates_do():
+    """Found on heavy program 05 (XLA_FLAGS for 4 devices in its first lines): inside the envelope's string the
+    pool saw a program touching the environment without the prelude its workers started with, so every
+    capture went to a fresh interpreter (0.65 s each, 12 s of that reduction, where its candidates take
+    40 ms). With the prelude in front of the envelope, captures run on the warm workers and see 4 devices."""
+    flags = "--xla_force_host_platform_device_count=4"
+    probed = (f"import os\nos.environ['XLA_FLAGS'] = {flags!r}\nimport jax\n"
+              "n = __jr_probe__(0, jax.device_count())\nx = __jr_probe__(1, jax.numpy.ones(n))\n")
+    pool = PoolExecutor(1, prelude={"XLA_FLAGS": flags}, cpu_devices=4)
+    try:
+        facts = Observer(pool, TIMEOUT)(probed)
+    finally:
+        pool.close()
+    assert facts == {0: ValueFact("scalar", literal="4"), 1: ValueFact("jax", shape=(4,), dtype="float32")}
+    assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (1, 0)
 
 
 def test_the_pass_offers_constructors_and_cuts_what_fed_them(pool):

@@ -355,11 +355,16 @@ def test_a_program_run_inside_a_capture_envelope_that_sets_its_devices_leaves_no
     a warm runner; later candidates that no longer set XLA_FLAGS computed there, were accepted, and a fresh
     interpreter disagreed. Such a string now sends the run to a fresh interpreter, and a runner whose
     candidate changed the backend's settings retires (here: a spelling no check can see)."""
+    from reducer.execution.environment import prelude, routing_head
     from reducer.execution.pool import PoolExecutor, needs_fresh_interpreter
     from reprokit.values import envelope
 
     sets = "import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=4'\n" + COMPUTES
     assert needs_fresh_interpreter(envelope(sets)) and needs_fresh_interpreter(lowering_envelope(sets))
+    # With its prelude in front as code, the capture is routed as the program is: warm only on a pool whose
+    # workers started with that prelude.
+    headed = envelope(sets, routing_head(sets))
+    assert needs_fresh_interpreter(headed) and not needs_fresh_interpreter(headed, prelude(sets)[0])
     assert not needs_fresh_interpreter("print('the environment')\n" + COMPUTES)
     hidden = ("import os\ngetattr(os, 'envi' + 'ron')['XLA_FLAGS'] = '--xla_force_host_platform_device_count=4'\n"
               + COMPUTES)
