@@ -233,18 +233,24 @@ def runner_environ(source: str, program_prelude: Prelude, devices: int | None,
                    environ: dict[str, str]) -> Environ | None:
     """For a candidate that cannot run on a pool's usual runners (:func:`needs_fresh_interpreter`), the
     changes to a worker's environment under which it computes as in a fresh interpreter under ``environ``
-    (the user's): the prelude's variables back to the user's values, and as many CPU devices as the
-    candidate's own leading ``jax_num_cpu_devices`` update asks for (the user's default without one). None
-    where no runner can stand in for a fresh interpreter: the candidate sets the environment itself, names
-    the device setting elsewhere, or the prelude set variables that jax read when it was imported."""
-    if touches_environment(source):
+    (the user's): the program prelude's variables back to the user's values, then the candidate's own
+    prelude's (``XLA_FLAGS = ""``, where a reduction emptied the program's string), and as many CPU devices as
+    the candidate's own leading ``jax_num_cpu_devices`` update asks for (the user's default without one).
+    None where no runner can stand in for a fresh interpreter: the candidate sets the environment other than
+    by a prelude, names the device setting elsewhere, or either prelude sets variables that jax read when it
+    was imported."""
+    found = prelude(source)
+    if found is None or touches_environment(found[1]):
         return None
     count = leading_device_count(source) if NUM_CPU_DEVICES in source else None
     if NUM_CPU_DEVICES in source and count is None:
         return None
     changes: dict[str, str | None] = {name: environ.get(name) for name in program_prelude}
-    if devices is not None or count is not None:
-        changes["JAX_NUM_CPU_DEVICES"] = str(count) if count is not None else environ.get("JAX_NUM_CPU_DEVICES")
+    changes.update(found[0])
+    if count is not None:  # the update, run after jax read the variable, wins
+        changes["JAX_NUM_CPU_DEVICES"] = str(count)
+    elif devices is not None:  # the workers started with the program's count: back to the candidate's or the user's
+        changes.setdefault("JAX_NUM_CPU_DEVICES", environ.get("JAX_NUM_CPU_DEVICES"))
     if not changes or not set(changes) <= UNDOABLE:
         return None
     return tuple(sorted(changes.items()))

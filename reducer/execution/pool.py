@@ -7,7 +7,8 @@ in place, with their state undone in between (:mod:`reducer.execution.isolation`
 either way nothing leaks from one candidate to the next, and a candidate that hangs, crashes or kills its
 process costs a fork, not an interpreter start. Candidates that set environment variables (which jax reads
 when the backend starts) run in a fresh interpreter instead, unless they set exactly the program's
-environment prelude, which the workers started with (:mod:`reducer.execution.environment`).
+environment prelude, which the workers started with, or only variables a worker can set before its backend
+starts (:mod:`reducer.execution.environment`).
 """
 
 from __future__ import annotations

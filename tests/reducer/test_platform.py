@@ -387,8 +387,10 @@ def test_candidates_that_set_the_programs_device_count_run_warm_on_workers_start
     """A program that sets XLA_FLAGS in its first lines (its environment prelude): the pool's workers start
     with it set, so candidates that keep exactly that prelude run warm (every candidate of such a program
     went to a fresh interpreter: 469 s for corpus program 78); a candidate without it runs on a runner of its
-    own whose worker put XLA_FLAGS back as the user had it before its backend started; one setting something
-    else still runs fresh; each computes where a fresh interpreter would."""
+    own whose worker put XLA_FLAGS back as the user had it before its backend started, and so does one whose
+    prelude sets XLA_FLAGS to another value (a reduction emptying the string: heavy 05 and corpus 78 sent 8-9
+    such candidates each to fresh interpreters); one setting what jax reads at import still runs fresh; each
+    computes where a fresh interpreter would."""
     from reducer.execution.environment import prelude
     from reducer.execution.pool import PoolExecutor
 
@@ -399,13 +401,17 @@ def test_candidates_that_set_the_programs_device_count_run_warm_on_workers_start
     program_prelude, rest = prelude(sets)
     assert program_prelude == {"XLA_FLAGS": flags} and rest == COMPUTES
     assert prelude(later) == ({}, later)
+    emptied = sets.replace(flags, "")
+    platforms = f"import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n" + COMPUTES
     pool = PoolExecutor(1, prelude=program_prelude)
     try:
-        facts = [pool.run(source, 120, threading.Event()).platform_fact for source in (sets, COMPUTES, other, sets)]
+        order = (sets, COMPUTES, other, emptied, platforms, sets)
+        facts = [pool.run(source, 120, threading.Event()).platform_fact for source in order]
     finally:
         pool.close()
-    assert facts == ["cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 2", "cpu: cpu x 4"]
-    assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (3, 1)
+    assert facts == ["cpu: cpu x 4", "cpu: cpu x 1", "cpu: cpu x 2", "cpu: cpu x 1", "cpu: cpu x 1", "cpu: cpu x 4"]
+    # Only JAX_PLATFORMS, which jax reads when it is imported, needs a fresh interpreter.
+    assert (pool.stats.in_place, pool.stats.fresh_fallbacks) == (5, 1)
 
 
 def test_candidates_asking_for_devices_by_jax_setting_run_warm_on_runners_with_that_many():
