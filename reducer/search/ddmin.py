@@ -4,7 +4,8 @@ The question the search answers: given ``n`` edits, which largest subset can be 
 result stays interesting? The algorithm is chunked deletion with halving chunk sizes (as in Lithium and
 C-Reduce's line passes, a "reduce to complement" ddmin): try all edits, then chunks of ``n/2``, ``n/4``, ...,
 keeping every chunk whose addition stays interesting, and at chunk size 1 repeat until a full sweep finds
-nothing, so the result is 1-minimal with respect to the edit list.
+nothing, so the result is 1-minimal with respect to the edit list (or, for a caller that reruns it on the
+new program anyway, stop after one sweep at size 1).
 
 Candidates are handed to a :class:`Tester` as a list in the order a sequential search would try them, so a
 parallel tester can run them speculatively and still return the first success in order: the search is
@@ -28,12 +29,14 @@ def chunks(items: Sequence[int], size: int) -> list[EditSet]:
     return [frozenset(items[i : i + size]) for i in range(0, len(items), size)]
 
 
-def reduce_edits(n: int, tester: Tester, start: int | None = None) -> EditSet:
+def reduce_edits(n: int, tester: Tester, start: int | None = None, repeat: bool = True) -> EditSet:
     """The set of edits (indices in ``range(n)``) that the search could apply while staying interesting.
 
     ``start`` caps the first chunk size after "everything": when the caller expects few edits to succeed
     (most chunks of size s would fail), halving down from n/2 costs about 2n tests where starting at size 1
-    costs n.
+    costs n. ``repeat=False`` ends after the first sweep at size 1 even when it kept something: for a caller
+    that lists the edits of the new program and runs the search again until nothing is kept (the engine),
+    the repeated sweep over the old list only duplicates that run.
     """
     first = tester.first_success
 
@@ -67,7 +70,7 @@ def reduce_edits(n: int, tester: Tester, start: int | None = None) -> EditSet:
             applied |= blocks[start + found]
             progress = True
             start += found + 1
-        if size == 1 and not progress:
+        if size == 1 and not (progress and repeat):
             return applied
         size = max(1, size // 2)
 

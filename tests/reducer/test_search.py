@@ -177,3 +177,16 @@ def test_subpass_statistics_count_decided_candidates_whatever_the_jobs(pool):
         assert any(s.successes for s in row.subpasses if s.name != MIXED)
     assert one["statements"].subpasses == []
 
+
+
+def test_without_repeat_the_search_ends_after_one_sweep_at_size_one():
+    """Edit 0 may go only once edit 1 has gone, and items 2 and 3 must stay: one sweep at size 1 applies edit
+    1 only (a caller that runs the search again on the new program finds edit 0 there); with ``repeat``, a
+    second sweep finds it, and a third (its candidates already decided) ends the search."""
+    def keeps(kept):
+        return {2, 3} <= kept and (0 in kept or 1 not in kept)
+
+    once, repeated = CountingTester(4, keeps), CountingTester(4, keeps)
+    assert reduce_edits(4, once, start=1, repeat=False) == frozenset({1})
+    assert reduce_edits(4, repeated, start=1) == frozenset({0, 1})
+    assert (once.tests, repeated.tests) == (1 + 4, 1 + 4 + 3)
