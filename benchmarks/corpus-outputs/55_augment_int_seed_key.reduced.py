@@ -3,4 +3,4 @@
 # signature: TypeError: JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype attributes. Got N @ jax._src.random.prng._check_prng_key_data [jax.random.normal()]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-jax.random.normal(1.0)
+jax.random.normal(0.0)

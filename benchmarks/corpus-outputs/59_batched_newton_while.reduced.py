@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.lax.while_loop(lambda x: jnp.ones(2) > 1.0, lambda x: None, 1.0)
+jax.lax.while_loop(lambda x: jnp.ones(2) > 1.0, lambda x: None, 0.0)

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
 from jax import lax
-lax.cond(jnp.bool_(0), lambda x: (jnp.ones((2, 3)),), lambda y: (jnp.ones((4, 1)),), jnp.ones((5, 6)))
+lax.cond(jnp.bool_(0), lambda x: (jnp.ones((2, 3)),), lambda y: (jnp.ones((1, 4)),), jnp.ones((5, 6)))

@@ -3,4 +3,4 @@
 # signature: TypeError: mul got incompatible shapes for broadcasting: (N, N), (N, N). @ jax._src.lax.lax._try_broadcast_shapes [jax.lax.mul -> mul(float:2, float:2)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-jnp.ones((4, 3)) * jnp.ones((2, 5))
+jnp.ones((3, 4)) * jnp.ones((5, 2))

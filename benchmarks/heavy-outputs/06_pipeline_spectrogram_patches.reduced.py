@@ -3,4 +3,4 @@
 # signature: TypeError: cannot reshape array of shape (N, N, N) (size N) into shape (N, N, N) (size N) @ jax._src.numpy.array_methods._compute_newshape [jax.numpy.reshape(float:3)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-jnp.reshape(jnp.ones((1, 1, 1)), (0, 0, 0))
+jnp.reshape(jnp.ones((2, 3, 4)), (1, 1, 1))

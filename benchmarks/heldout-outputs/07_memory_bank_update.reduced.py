@@ -3,4 +3,4 @@
 # signature: ValueError: Incompatible types for broadcasting: input type=float32[N] and requested type=float32[N] @ jax._src.lax.lax.broadcast_to [jax.numpy.broadcast_to(float:1)]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax.numpy as jnp
-jnp.ones((1, 1)).at[0].set(jnp.ones(3))
+jnp.ones((1, 1)).at[0].set(jnp.ones(2))

@@ -4,4 +4,4 @@
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
 import jax.numpy as jnp
-jax.grad(jax.jit(lambda x: jnp.mean(jax.lax.fori_loop(0, jnp.int32(0), lambda i, y: y.at[i].set(x), jnp.ones(1)))))(1.0)
+jax.grad(jax.jit(lambda x: jnp.mean(jax.lax.fori_loop(0, jnp.int32(0), lambda i, y: y.at[i].set(x), jnp.ones(1)))))(0.0)

@@ -3,4 +3,4 @@
 # signature: ValueError: pytree structure error: different numbers of pytree children at key path @ jax._src.tree_util.tree_map [jax.tree_util.tree_map()]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-jax.tree.map(lambda *_: None, {'bias': 0}, {'bias': 0, 'kernel': ()})
+jax.tree.map(lambda *_: None, {'head': {}}, {'backbone': {}, 'head': {}})
