@@ -162,7 +162,7 @@ class FreshExecutor:
             if self.fills_cache and outcome.kind not in (Kind.EXCEPTION, Kind.SUCCESS):
                 empty_directory(self.fills_cache)  # stopped or crashed: an entry may be half written
             if not setup_failed(outcome):
-                return outcome
+                return dataclasses.replace(outcome, fresh=True)
         raise setup_refused(outcome)
 
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:

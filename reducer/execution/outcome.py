@@ -61,6 +61,9 @@ class Outcome:
     trace_seconds: float = 0.0
     lower_seconds: float = 0.0
     compile_seconds: float = 0.0
+    # Whether it ran in a fresh interpreter (set by the executor that started it, never sent between processes):
+    # a candidate the warm workers cannot run (it sets the environment) costs an interpreter's start and imports.
+    fresh: bool = False
 
     @property
     def platform_fact(self) -> str:
@@ -92,6 +95,7 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
+        del data["fresh"]  # where this process ran it, not what the program did
         data["kind"] = self.kind.value
         data["operands"] = list(self.operands)  # JSON has lists; a tuple here would not survive a round trip
         data["lines"] = list(self.lines)

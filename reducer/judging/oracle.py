@@ -40,6 +40,7 @@ class OracleStats:
     seconds_lowering: float = 0.0
     seconds_compiling: float = 0.0
     timed_runs: int = 0  # runs whose phases were measured
+    fresh_runs: int = 0  # runs in a fresh interpreter (candidates that set the environment, or --no-pool)
     # Counted in decision order over distinct sources, so they are the same for every ``jobs`` value and
     # equal to what one job runs: what the search learns from must not depend on which speculative runs
     # happened to finish.
@@ -166,6 +167,7 @@ class Oracle:
             self.stats.tests += 1
             self.stats.seconds_running += outcome.seconds
             self.stats.seconds_waited += waited
+            self.stats.fresh_runs += outcome.fresh
             if outcome.trace_seconds or outcome.lower_seconds or outcome.compile_seconds:
                 self.stats.timed_runs += 1
                 self.stats.seconds_tracing += outcome.trace_seconds

@@ -33,6 +33,7 @@ def test_a_warm_run_reports_what_jax_spent_tracing_lowering_and_compiling_and_a_
     fresh = FreshExecutor().run(JITTED, 120, threading.Event())
     assert fresh.exc_type == "ValueError" and fresh.compile_seconds == 0.0
     assert "compile_seconds" not in fresh.to_json()  # not measured: the JSON is as it was
+    assert fresh.fresh and not warm.fresh and "fresh" not in fresh.to_json()  # where it ran, not what it did
 
 
 def test_the_oracle_sums_the_time_of_its_runs_and_the_result_gives_the_mean_per_test():
@@ -48,6 +49,31 @@ def test_the_oracle_sums_the_time_of_its_runs_and_the_result_gives_the_mean_per_
     timing = time_per_test(stats)
     assert timing["runs"] == 1 and timing["waited_ms"] >= timing["program_ms"] > timing["compile_ms"] > 0
     assert time_per_test(type(stats)()) == {}
+
+
+def test_the_oracle_counts_the_candidates_that_ran_in_a_fresh_interpreter():
+    """A candidate that sets what jax reads when it is imported cannot run on a warm worker; such runs cost an
+    interpreter's start and imports each, and --stats says how many there were (heavy program 05 sent 9
+    candidates there, unseen until its log was read)."""
+    from reducer.cli import timing_line
+
+    sets = "import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n" + JITTED
+    pool = PoolExecutor(1)
+    try:
+        original = pool.run(JITTED, 120, threading.Event())
+        oracle = Oracle(pool, Criterion.of(Signature(), None), original, timeout=120)
+        assert oracle.first_interesting([sets, JITTED.replace("8, 8", "4, 4")]) == 0
+        assert oracle.first_interesting([JITTED.replace("8, 8", "2, 2")]) == 0
+    finally:
+        pool.close()
+    assert (oracle.stats.tests, oracle.stats.fresh_runs, pool.stats.fresh_fallbacks) == (2, 1, 1)
+    timing = time_per_test(oracle.stats)
+    assert timing["fresh_runs"] == 1
+    assert timing_line(timing).endswith(
+        "; 1 of the runs in a fresh interpreter (candidates the warm workers cannot run)")
+    alone = Oracle(FreshExecutor(), Criterion.of(Signature(), None), original, timeout=120)  # --no-pool
+    assert alone.first_interesting([JITTED]) == 0
+    assert timing_line(time_per_test(alone.stats)).endswith("; 1 of the runs in a fresh interpreter")
 
 
 def test_stats_prints_where_a_tests_time_went(tmp_path):
