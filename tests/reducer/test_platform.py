@@ -402,7 +402,7 @@ def test_candidates_that_set_the_programs_device_count_run_warm_on_workers_start
     assert program_prelude == {"XLA_FLAGS": flags} and rest == COMPUTES
     assert prelude(later) == ({}, later)
     emptied = sets.replace(flags, "")
-    platforms = f"import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n" + COMPUTES
+    platforms = "import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n" + COMPUTES
     pool = PoolExecutor(1, prelude=program_prelude)
     try:
         order = (sets, COMPUTES, other, emptied, platforms, sets)

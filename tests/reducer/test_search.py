@@ -178,7 +178,6 @@ def test_subpass_statistics_count_decided_candidates_whatever_the_jobs(pool):
     assert one["statements"].subpasses == []
 
 
-
 def test_without_repeat_the_search_ends_after_one_sweep_at_size_one():
     """Edit 0 may go only once edit 1 has gone, and items 2 and 3 must stay: one sweep at size 1 applies edit
     1 only (a caller that runs the search again on the new program finds edit 0 there); with ``repeat``, a
