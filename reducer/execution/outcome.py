@@ -61,8 +61,8 @@ class Outcome:
     trace_seconds: float = 0.0
     lower_seconds: float = 0.0
     compile_seconds: float = 0.0
-    # Whether it ran in a fresh interpreter (set by the executor that started it, never sent between processes):
-    # a candidate the warm workers cannot run (it sets the environment) costs an interpreter's start and imports.
+    # Whether it ran in a fresh interpreter (set by the executor that started it): a candidate the warm workers
+    # cannot run (it sets what jax reads when it starts) costs an interpreter's start and imports.
     fresh: bool = False
 
     @property
@@ -95,7 +95,6 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        del data["fresh"]  # where this process ran it, not what the program did
         data["kind"] = self.kind.value
         data["operands"] = list(self.operands)  # JSON has lists; a tuple here would not survive a round trip
         data["lines"] = list(self.lines)
@@ -107,6 +106,8 @@ class Outcome:
             del data["fallback"]
         if not (self.trace_seconds or self.lower_seconds or self.compile_seconds):  # not measured
             del data["trace_seconds"], data["lower_seconds"], data["compile_seconds"]
+        if not self.fresh:  # a warm run: likewise
+            del data["fresh"]
         return data
 
     @classmethod

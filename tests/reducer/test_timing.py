@@ -33,7 +33,8 @@ def test_a_warm_run_reports_what_jax_spent_tracing_lowering_and_compiling_and_a_
     fresh = FreshExecutor().run(JITTED, 120, threading.Event())
     assert fresh.exc_type == "ValueError" and fresh.compile_seconds == 0.0
     assert "compile_seconds" not in fresh.to_json()  # not measured: the JSON is as it was
-    assert fresh.fresh and not warm.fresh and "fresh" not in fresh.to_json()  # where it ran, not what it did
+    assert fresh.fresh and not warm.fresh and "fresh" not in warm.to_json()  # a warm run's JSON is as it was
+    assert Outcome.from_json(fresh.to_json()) == fresh
 
 
 def test_the_oracle_sums_the_time_of_its_runs_and_the_result_gives_the_mean_per_test():
