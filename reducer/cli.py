@@ -192,10 +192,11 @@ def timing_line(timing: dict[str, float]) -> str:
     if timing["timed_runs"]:
         phases = (f" (JAX over {int(timing['timed_runs'])} warm runs: trace {timing['trace_ms']:.0f}, lower "
                   f"{timing['lower_ms']:.0f}, compile {timing['compile_ms']:.0f})")
-    fresh = int(timing.get("fresh_runs", 0))
     # A fresh interpreter per candidate costs 10-30x a warm run: say how many there were, which --stats once hid.
-    where = "" if not fresh else (f"; {fresh} of the runs in a fresh interpreter"
-                                  f"{'' if fresh == timing['runs'] else ' (candidates the warm workers cannot run)'}")
+    fresh, where = int(timing.get("fresh_runs", 0)), ""
+    if fresh:
+        why = "" if fresh == timing["runs"] else " (candidates the warm workers cannot run)"
+        where = f"; {fresh} of the runs in a fresh interpreter{why}"
     return (f"per test, mean of {int(timing['runs'])} runs: {waited:.0f} ms waited = {program:.0f} ms in the program"
             f"{phases} + {waited - program:.0f} ms around it (fork, sandbox, messages, the runner's checks){where}")
 

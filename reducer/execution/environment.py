@@ -23,6 +23,7 @@ import os
 import re
 import sys
 import tokenize
+from collections.abc import Iterator
 
 from reprokit import pysource
 
@@ -103,13 +104,20 @@ def leading_device_count(source: str) -> int | None:
         tree = pysource.parse(source)
     except SyntaxError:
         return None
+    return next((count for node in _leading(tree) if (count := _device_count_update(node)) is not None), None)
+
+
+def _leading(tree: ast.Module) -> Iterator[ast.stmt]:
+    """The statements a program starts with that cannot start a backend (docstrings, environment settings,
+    imports of jax, numpy, the standard library or modules that are not JAX's), through a ``jax_num_cpu_devices``
+    update if one comes among them: what decides where a fresh interpreter of it computes."""
     for node in tree.body:
-        count = _device_count_update(node)
-        if count is not None:
-            return count
+        if _device_count_update(node) is not None:
+            yield node
+            return
         if not (_harmless(node) or _setting(node) or _imports_only_safe_modules(node)):
-            return None
-    return None
+            return
+        yield node
 
 
 def routing_head(source: str) -> str:
@@ -124,16 +132,8 @@ def routing_head(source: str) -> str:
         tree = pysource.parse(source)
     except SyntaxError:
         return ""
-    end = 0
-    for node in tree.body:
-        if _device_count_update(node) is not None:
-            end = node.end_lineno or end
-            break
-        setting = _setting(node)
-        if setting:
-            end = node.end_lineno or end
-        elif setting == () or not (_harmless(node) or _imports_only_safe_modules(node)):
-            break
+    read = [node for node in _leading(tree) if _setting(node) or _device_count_update(node) is not None]
+    end = (read[-1].end_lineno or 0) if read else 0
     ends = [match.end() for match in _LINE_END.finditer(source)]  # where Python's lines end (its line numbers)
     return source[:ends[end - 1]] if 0 < end <= len(ends) else ""
 
