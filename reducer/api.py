@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -262,21 +263,24 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
     # (warm_limits) load what it compiled instead of compiling it again.
     cache_dir = new_cache_directory(fresh.sandbox) if owned else ""
     filler = dataclasses.replace(fresh, fills_cache=cache_dir) if cache_dir else None
-    # Overlapped: the first run alone; then, side by side, the check's second run (reading what the first
-    # compiled: side by side with the first, both compiled all of it, a Flax program's pair 16 s on two cores),
-    # the warm workers' runs and, for a program that lowering will start from, the tracker's run. Not for a
-    # flaky program (its N of M runs go side by side), one with local modules (the merged one runs first), or
-    # where runs of one program must not overlap (they could share files: --allow-write, no sandbox).
+    # Overlapped: the first run alone; then, side by side, the warm workers' runs and, for a program that
+    # lowering will start from, the tracker's run, which the search waits for; then the check's second run
+    # (reading what the first compiled: side by side with the first, both compiled all of it, a Flax program's
+    # pair 16 s on two cores) beside the search. Not for a flaky program (its N of M runs go side by side), one
+    # with local modules (the merged one runs first), or where runs of one program must not overlap (they
+    # could share files: --allow-write, no sandbox).
     overlapped = bool(cache_dir) and options.flaky is None and merge.source is None and judge.side_by_side > 1
     reader = dataclasses.replace(fresh, reads_cache=cache_dir) if overlapped else fresh
     timeout = options.timeout or INITIAL_TIMEOUT
     pending: Pending | None = None
+    urgent_done = threading.Event()  # set when the runs the search waits for are over
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
         started = (starter.submit(_start_pool, program, setup, merge.source, cache_dir, options.platform_env())
                    if owned else None)
         try:
             if overlapped:
-                original, pending = judge.begin_check(program.source, reader, timeout, program.name, filler=filler)
+                original, pending = judge.begin_check(program.source, reader, timeout, program.name, filler=filler,
+                                                      after=urgent_done)
                 note = merge.note
             else:
                 original = judge.check_original(program.source, fresh, timeout, program.name, filler=filler)
@@ -285,15 +289,26 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
             if started is not None:
                 started.result().close()
             raise
-        pool = started.result() if started is not None else workers
-    lowered = _lowering_first(program.source, options, reader, original) if overlapped else None
+        try:
+            pool = started.result() if started is not None else workers
+        except BaseException:
+            if pending is not None:
+                pending.cancel()
+            raise
+    lowered: Pending | None = None
     try:
+        lowered = _lowering_first(program.source, options, reader, original) if overlapped else None
         try:
             decided = _decide(program, setup, original, fresh, pool)
         except InputError:
             if pending is not None:
+                urgent_done.set()
                 pending.result()  # the fresh runs' own verdict comes first, as when they ran first
             raise
+        if lowered is not None:
+            lowered.when_done(urgent_done.set)
+        else:
+            urgent_done.set()
         # The search starts before the check's second fresh run ends (on a small program that run is most of the
         # fixed cost). The search stops at the next program it keeps once the check has failed, and the result
         # waits for the check's verdict (:meth:`Decided.checked`): a program the check rejects gets no result.

@@ -11,7 +11,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 
-from reducer.execution.fresh import Executor
+from reducer.execution.fresh import Cancelled, Executor
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.sandbox import Sandbox
 from reducer.judging.criterion import Criterion
@@ -102,6 +102,10 @@ class Pending:
     def result(self) -> Outcome:
         return self._future.result()
 
+    def when_done(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the check is over (at once if it is)."""
+        self._future.add_done_callback(lambda _: callback())
+
     def done(self) -> bool:
         """Whether the check is over (:meth:`result` then returns or raises at once)."""
         return self._future.done()
@@ -111,15 +115,19 @@ class Pending:
 
 
 def begin_check(source: str, executor: Executor, criterion: Criterion, timeout: float, name: str = "the program",
-                filler: Executor | None = None) -> tuple[Outcome, Pending]:
+                filler: Executor | None = None, after: threading.Event | None = None) -> tuple[Outcome, Pending]:
     """:func:`check_original` split in two: its first run (in ``filler`` if given), judged at once (InputError
-    as there), and its remaining runs, started now in the background one after another, whose agreement
-    :meth:`Pending.result` gives. Meanwhile the caller checks the warm workers and starts the search's first
-    runs; the verdict on the program is the same as :func:`check_original`'s (not for --flaky)."""
+    as there), and its remaining runs in the background one after another, whose agreement
+    :meth:`Pending.result` gives; they start once ``after`` is set (now if None). Meanwhile the caller checks
+    the warm workers and starts the search's first runs; the verdict on the program is the same as
+    :func:`check_original`'s (not for --flaky)."""
     first = run_once(filler if filler is not None else executor, source, timeout)
     judge_first_run(first, executor, criterion, timeout, name)
 
     def rest(cancel: threading.Event) -> Outcome:
+        while after is not None and not after.wait(0.05):
+            if cancel.is_set():
+                raise Cancelled()
         runs = [first] + [executor.run(source, timeout, cancel) for _ in range(CHECK_RUNS - 1)]
         return agreed(runs, criterion, name, None, "fresh interpreters")
 

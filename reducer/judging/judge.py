@@ -5,6 +5,7 @@ states them once instead of threading them through every call."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Sequence
 
 from reducer.execution.fresh import Executor
@@ -27,9 +28,11 @@ class Judge:
                                      filler=filler)
 
     def begin_check(self, source: str, executor: Executor, timeout: float, name: str = "the program",
-                    filler: Executor | None = None) -> tuple[Outcome, checks.Pending]:
-        """The original's first run, judged, and the rest of its check in the background (not for --flaky)."""
-        return checks.begin_check(source, executor, self.criterion, timeout, name, filler)
+                    filler: Executor | None = None,
+                    after: threading.Event | None = None) -> tuple[Outcome, checks.Pending]:
+        """The original's first run, judged, and the rest of its check in the background once ``after`` is set
+        (not for --flaky)."""
+        return checks.begin_check(source, executor, self.criterion, timeout, name, filler, after)
 
     def warm_limits(self, executor: Executor, source: str, original: Outcome, timeout: float,
                     name: str = "the program") -> checks.WarmLimits | None:
