@@ -19,7 +19,7 @@ from typing import Any
 
 import libcst as cst
 
-from reducer.execution.fresh import Executor, FreshExecutor
+from reducer.execution.fresh import Executor, FreshExecutor, Prepared
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.environment import cpu_devices, prelude
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
@@ -138,10 +138,11 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
     if output is None and program.path is not None:
         output = default_output(program.path)
     check_output(program, output)
-    with _keeper(output) as keep:
+    with _keeper(output) as keep, contextlib.ExitStack() as stack:
         merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
         with judged(program, setup, workers, merge) as judge, cpu_first(program, setup, judge) as cpu:
             checked = time.perf_counter()
+            confirming = stack.enter_context(_prepared(judge))
             kept = _AfterCheck(keep, judge.checking)
             kept(judge.source)
             reduction, stats, placement = search(judge.source, judge, options, kept, on_progress, cpu)
@@ -149,7 +150,7 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
             judge = judge.checked()
             searched = time.perf_counter()
         closed = time.perf_counter()
-        index, disagreements = judge.confirm(reduction.history)
+        index, disagreements = judge.confirm(reduction.history, *confirming)
         final = reduction.history[index]
         signature = judge.criterion.describe(judge.original)
         provenance = provenance_of(program.source, options, signature, platform=judge.original.platform_fact)
@@ -244,9 +245,26 @@ class Decided:
             return self
         return dataclasses.replace(self, original=self.checking.result(), checking=None)
 
-    def confirm(self, history: list[str]) -> tuple[int, int]:
-        """The newest program of ``history`` that fresh interpreters confirm, and how many runs disagreed."""
-        return self.judge.confirm(history, self.original, self.fresh_timeout, self.fresh, self.as_user)
+    def confirm(self, history: list[str], fresh: Executor | None = None,
+                as_user: Executor | None = None) -> tuple[int, int]:
+        """The newest program of ``history`` that fresh interpreters confirm, and how many runs disagreed;
+        ``fresh`` and ``as_user``, if given, stand for this record's (:func:`_prepared`'s)."""
+        return self.judge.confirm(history, self.original, self.fresh_timeout,
+                                  fresh if fresh is not None else self.fresh,
+                                  as_user if as_user is not None else self.as_user)
+
+
+@contextlib.contextmanager
+def _prepared(decided: Decided) -> Iterator[tuple[Executor, Executor | None]]:
+    """The final confirmation's executors (fresh, as the user), their interpreters started now, while the search
+    runs (:class:`~reducer.execution.fresh.Prepared`: they import jax meanwhile); ended on exit if unused."""
+    executors = [e.prepare() if isinstance(e, FreshExecutor) else e for e in (decided.fresh, decided.as_user)]
+    try:
+        yield executors[0], executors[1]  # type: ignore[misc]
+    finally:
+        for executor in executors:
+            if isinstance(executor, Prepared):
+                executor.close()
 
 
 @contextlib.contextmanager

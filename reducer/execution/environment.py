@@ -141,6 +141,30 @@ def routing_head(source: str) -> str:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+def imports_jax_first(source: str) -> bool:
+    """Whether the first thing ``source`` does is import jax (``import jax``, ``import jax.numpy as jnp``,
+    ``from jax import lax``), after nothing but a docstring and ``__future__`` imports: in an interpreter that
+    imported jax before such a program started, it runs exactly as in one that had not (nothing it does
+    could have changed what that import did)."""
+    try:
+        tree = pysource.parse(source)
+    except SyntaxError:
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is tree.body[0]:
+            continue
+        if isinstance(node, ast.Import):
+            return _is_jax(node.names[0].name)
+        return isinstance(node, ast.ImportFrom) and node.level == 0 and _is_jax(node.module or "")
+    return False
+
+
+def _is_jax(module: str) -> bool:
+    return module == "jax" or module.startswith("jax.")
+
+
 def needs_fresh_interpreter(source: str, program_prelude: Prelude | None = None, devices: int | None = None) -> bool:
     """Whether a candidate must run in a fresh interpreter rather than on a pool whose workers started with
     ``program_prelude``'s variables set and with ``devices`` CPU devices (None: JAX's default): it touches the

@@ -16,21 +16,26 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from reducer.execution import platform, proctree
 from reducer.execution.outcome import Kind, Outcome
-from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report
+from reducer.execution.environment import imports_jax_first
+from reducer.execution.runner import (
+    PARENT_ENV, PREPARED_UNUSABLE, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report,
+)
 from reducer.execution.sandbox import Sandbox, SandboxError, memory_outcome
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
 CANDIDATE_FILENAME = "candidate.py"
-_BOOTSTRAP = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
-    "sys.path.pop(0); runner.main()"
-)
-_AS_USER = _BOOTSTRAP.replace("runner.main()", "runner.main_as_user()")
+def _bootstrap(entry: str) -> str:
+    return ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
+            f"sys.path.pop(0); runner.{entry}")
+
+
+_BOOTSTRAP = _bootstrap("main()")
+_AS_USER = _bootstrap("main_as_user()")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
@@ -166,19 +171,27 @@ class FreshExecutor:
         raise setup_refused(outcome)
 
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:
-        name = self.filename or CANDIDATE_FILENAME
-        program, result, stderr = workdir / name, workdir / ".report.json", workdir / ".stderr"
+        (workdir / (self.filename or CANDIDATE_FILENAME)).write_text(source)
+        with open(workdir / ".stderr", "wb") as err:
+            proc = self._start(workdir, err, prepared=False)
+            return self._finish(workdir, proc, time.perf_counter(), timeout, cancel)
+
+    def _start(self, workdir: Path, err: IO[bytes], prepared: bool) -> subprocess.Popen[bytes]:
+        """Start the interpreter for a run in ``workdir`` (its program is written there before it is read:
+        before this call, or for a ``prepared`` one before :meth:`_finish` says go)."""
+        program, result = workdir / (self.filename or CANDIDATE_FILENAME), workdir / ".report.json"
+        entry = "main_as_user" if self.as_user else "main"
+        bootstrap = _bootstrap(f"{entry}(prepared=True)") if prepared else _AS_USER if self.as_user else _BOOTSTRAP
         if self.as_user:
             copy_folder_files(self.sys_path, workdir)
             # The user's own environment (JAX's traceback filtering, JAX_* flags), without the tracker's switch.
             env = {k: v for k, v in os.environ.items() if k not in TRACKER_ENV}
             env.update(self.sandbox.user_run_env(str(workdir)))
             env.update(self.env)
-            argv = [self.python, "-c", _AS_USER, PACKAGE_ROOT, name, str(result), self.sys_path]
         else:
             # HOME and TMPDIR point into the private directory so stray writes land there and vanish.
             env = candidate_env({"HOME": str(workdir), "TMPDIR": str(workdir), **self.env})
-            argv = [self.python, "-c", _BOOTSTRAP, PACKAGE_ROOT, str(program), str(result), self.sys_path]
+        argv = [self.python, "-c", bootstrap, PACKAGE_ROOT, str(program), str(result), self.sys_path]
         sandbox = self.sandbox
         if self.reads_cache and not self.fills_cache:
             env.update(_reading(self.reads_cache))
@@ -186,41 +199,97 @@ class FreshExecutor:
             env.update(_filling(self.fills_cache))
             sandbox = dataclasses.replace(sandbox, allow_write=sandbox.allow_write + (self.fills_cache,))
         env.update({SANDBOX_ENV: sandbox.to_json(), PARENT_ENV: str(os.getpid())})  # applied by the runner
-        program.write_text(source)
         if self.check is not None and not self.as_user:
             (workdir / ".predicate").write_bytes(self.check)
             argv.append(str(workdir / ".predicate"))
-        start = time.perf_counter()
-        with open(stderr, "wb") as err:
-            proc = subprocess.Popen(
-                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=err, start_new_session=True,
-            )
-            deadline = start + timeout
-            while True:
-                try:
-                    proc.wait(timeout=0.02)
-                    break
-                except subprocess.TimeoutExpired:
-                    if cancel.is_set():
-                        kill_group(proc)
-                        raise Cancelled() from None
-                    if time.perf_counter() > deadline:
-                        kill_group(proc)
-                        return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
-                    if over_memory(proc.pid, self.sandbox):
-                        kill_group(proc)
-                        return memory_outcome(self.sandbox, time.perf_counter() - start)
-                except BaseException:
-                    kill_group(proc)  # Ctrl-C: the candidate runs in its own session, so it would outlive us
-                    raise
+        return subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.PIPE if prepared else subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+
+    def _finish(self, workdir: Path, proc: subprocess.Popen[bytes], start: float, timeout: float,
+                cancel: threading.Event) -> Outcome:
+        """Wait for a started run to end (or stop it: timeout, memory, cancel) and read how it ended."""
+        deadline = start + timeout
+        while True:
+            try:
+                proc.wait(timeout=0.02)
+                break
+            except subprocess.TimeoutExpired:
+                if cancel.is_set():
+                    kill_group(proc)
+                    raise Cancelled() from None
+                if time.perf_counter() > deadline:
+                    kill_group(proc)
+                    return Outcome(kind=Kind.TIMEOUT, seconds=time.perf_counter() - start)
+                if over_memory(proc.pid, self.sandbox):
+                    kill_group(proc)
+                    return memory_outcome(self.sandbox, time.perf_counter() - start)
+            except BaseException:
+                kill_group(proc)  # Ctrl-C: the candidate runs in its own session, so it would outlive us
+                raise
         seconds = time.perf_counter() - start
         kill_group(proc)  # reap anything the candidate left running in its session
-        return finished_outcome(proc.returncode, read_report(str(result)), read_tail(stderr), seconds,
-                                exits_with_error=self.as_user)
+        return finished_outcome(proc.returncode, read_report(str(workdir / ".report.json")),
+                                read_tail(workdir / ".stderr"), seconds, exits_with_error=self.as_user)
+
+    def prepare(self) -> Prepared:
+        """This executor's next run, started now (see :class:`Prepared`)."""
+        return Prepared(self)
 
     def close(self) -> None:
         pass
+
+
+class Prepared:
+    """The next run of a :class:`FreshExecutor`, its interpreter started before the program is known: meanwhile
+    it imports jax, so a program whose first act is importing jax (:func:`imports_jax_first`: in that
+    interpreter it runs exactly as in a new one) pays no interpreter start or import when it runs (the final
+    confirmation of a reduced program: about 0.5 s). A run of any other program, every run after the first,
+    and a run whose interpreter could not import jax go to the executor as usual. :meth:`close` ends an
+    interpreter that was never used."""
+
+    def __init__(self, executor: FreshExecutor):
+        self.executor = executor
+        self._workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
+        self._err = open(self._workdir / ".stderr", "wb")
+        try:
+            self._proc: subprocess.Popen[bytes] | None = executor._start(self._workdir, self._err, prepared=True)
+        except BaseException:
+            self.close()
+            raise
+
+    def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
+        proc, self._proc = self._proc, None
+        try:
+            outcome = self._run_prepared(proc, source, timeout, cancel) if proc is not None else None
+        finally:
+            self.close()
+        if outcome is None:
+            return self.executor.run(source, timeout, cancel)
+        return dataclasses.replace(outcome, fresh=True)
+
+    def _run_prepared(self, proc: subprocess.Popen[bytes], source: str, timeout: float,
+                      cancel: threading.Event) -> Outcome | None:
+        if not imports_jax_first(source) or proc.poll() is not None:
+            kill_group(proc)
+            return None
+        (self._workdir / (self.executor.filename or CANDIDATE_FILENAME)).write_text(source)
+        start = time.perf_counter()
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(b"go\n")
+            proc.stdin.close()
+        except OSError:  # it exited meanwhile (it could not import jax)
+            pass
+        outcome = self.executor._finish(self._workdir, proc, start, timeout, cancel)
+        unusable = outcome.kind is Kind.CRASH and outcome.exit_code == PREPARED_UNUSABLE
+        return None if unusable or setup_failed(outcome) else outcome
+
+    def close(self) -> None:
+        if self._proc is not None:
+            kill_group(self._proc)
+            self._proc = None
+        self._err.close()
+        shutil.rmtree(self._workdir, ignore_errors=True)
 
 
 def over_memory(pid: int, sandbox: Sandbox) -> bool:

@@ -176,13 +176,32 @@ def _contain(sandbox: Sandbox, result: str) -> None:
     sandbox.enter(os.getcwd())
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``."""
+PREPARED_UNUSABLE = 87  # the exit status of a prepared interpreter that could not import jax
+
+
+def await_program() -> None:
+    """In a prepared interpreter (``fresh.Prepared``), started before its program was written: import jax now,
+    then wait for the reducer's word on stdin that the program is in place. Exit if the reducer hangs up
+    instead, or with :data:`PREPARED_UNUSABLE` if jax cannot be imported (the program then runs in an
+    interpreter of its own, where its import fails as it would for the user)."""
+    try:
+        import jax  # noqa: F401
+    except BaseException:  # noqa: BLE001
+        os._exit(PREPARED_UNUSABLE)
+    if not sys.stdin.readline():
+        os._exit(0)
+
+
+def main(argv: list[str] | None = None, prepared: bool = False) -> None:
+    """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``;
+    ``prepared``: see :func:`await_program`."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
     sandbox = enter_sandbox(result)
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
+    if prepared:
+        await_program()
     with open(program) as f:
         source = f.read()
     check = None
@@ -197,12 +216,13 @@ def main(argv: list[str] | None = None) -> None:
     os._exit(0)
 
 
-def main_as_user(argv: list[str] | None = None) -> None:
+def main_as_user(argv: list[str] | None = None, prepared: bool = False) -> None:
     """Entry point of the final confirmation: ``runner PROGRAM REPORT [EXTRA_SYS_PATH]``.
 
     Runs the program as ``python PROGRAM`` would (the user's environment, JAX's default traceback filtering,
     then the interpreter's normal exit with its atexit hooks and thread joins), recording how it ended
     before Python prints the traceback. The caller's timeout decides whether it also exited promptly.
+    ``prepared``: see :func:`await_program`.
     """
     import runpy
 
@@ -213,6 +233,8 @@ def main_as_user(argv: list[str] | None = None) -> None:
         atexit.register(proctree.kill_descendants)  # after the normal exit's thread joins
     if len(args) > 2 and args[2]:
         sys.path.insert(1, args[2])  # after the script's own directory, as for `python prog.py`
+    if prepared:
+        await_program()
     sys.argv = [program]
     start = time.perf_counter()
     try:

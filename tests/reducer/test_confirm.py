@@ -4,8 +4,13 @@ normal interpreter exit) and requires the same error and a prompt exit."""
 from __future__ import annotations
 
 import threading
+import time
 
-from reducer.execution.fresh import FreshExecutor
+import pytest
+
+from reducer.execution import proctree
+from reducer.execution.environment import imports_jax_first
+from reducer.execution.fresh import FreshExecutor, Prepared
 from reducer.execution.outcome import Kind
 from reducer.judging.checks import confirm, ends_alike
 from reducer.judging.criterion import Criterion
@@ -88,3 +93,67 @@ def test_a_sandboxed_user_run_writes_its_temporary_files_in_its_scratch(tmp_path
     outcome = FreshExecutor(sys_path=str(program), as_user=True, filename="prog.py").run(source, 60, threading.Event())
     assert (outcome.exc_type, outcome.message) == ("RuntimeError", "True"), outcome.describe()
     assert list(outside.iterdir()) == [] and list(program.iterdir()) == []
+
+
+# --- prepared interpreters: the confirmation's runs, started while the search runs ----------------------------
+
+def _imported_jax(prepared: Prepared) -> bool:
+    """Whether the prepared interpreter holds jax in memory (over 100 MB resident; a bare interpreter with the
+    runner holds about 20), waiting up to a minute for it."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if prepared._proc is not None and proctree.tree_rss(prepared._proc.pid) > 100 * 2**20:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("as_user", [False, True])
+def test_a_prepared_run_is_a_fresh_run_without_the_wait_for_jax(tmp_path, as_user):
+    executor = FreshExecutor(sys_path=str(tmp_path), as_user=as_user, filename="prog.py" if as_user else "")
+    prepared = executor.prepare()
+    assert _imported_jax(prepared)  # before its program exists
+    seen = prepared.run(LEAK, 60, threading.Event())
+    expected = executor.run(LEAK, 60, threading.Event())
+    assert seen.fresh and seen.exc_type == expected.exc_type == "jax.errors.UnexpectedTracerError"
+    assert ends_alike(expected, seen) and (as_user or Criterion(Signature()).same(expected, seen))
+    assert prepared._proc is None and not prepared._workdir.exists()
+
+
+def test_a_program_that_acts_before_importing_jax_gets_a_new_interpreter(tmp_path):
+    # Imported in advance, jax would have read its settings before the program set JAX_ENABLE_X64.
+    source = ('import os\nos.environ["JAX_ENABLE_X64"] = "1"\nimport jax.numpy as jnp\n'
+              'raise ValueError(str(jnp.ones(1).dtype))\n')
+    prepared = FreshExecutor(sys_path=str(tmp_path)).prepare()
+    assert _imported_jax(prepared)
+    outcome = prepared.run(source, 60, threading.Event())
+    assert (outcome.exc_type, outcome.message, outcome.fresh) == ("ValueError", "float64", True)
+
+
+def test_a_prepared_confirmation_still_refuses_a_result_that_never_exits(tmp_path):
+    fresh = FreshExecutor(sys_path=str(tmp_path))
+    as_user = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py")
+    original = fresh.run(ENDS, 60, threading.Event())
+    prepared = [fresh.prepare(), as_user.prepare()]
+    try:
+        assert confirm([ENDS, NEVER_EXITS], Criterion(Signature()), original, 6.0, *prepared, parallel=2) == (0, 1)
+    finally:
+        for executor in prepared:
+            executor.close()
+
+
+def test_an_unused_prepared_interpreter_is_gone_when_closed(tmp_path):
+    prepared = FreshExecutor(sys_path=str(tmp_path)).prepare()
+    proc = prepared._proc
+    assert proc is not None and _imported_jax(prepared)
+    prepared.close()
+    assert proc.poll() is not None and not prepared._workdir.exists()
+
+
+@pytest.mark.parametrize("source,first", [
+    ("import jax\n", True), ('"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\n', True),
+    ("from jax import lax\n", True), ("import numpy as np\nimport jax\n", False), ("import jaxlib\n", False),
+    ("import os\nimport jax\n", False), ("x = 1\nimport jax\n", False), ("from . import jax\n", False), ("", False),
+])
+def test_imports_jax_first(source, first):
+    assert imports_jax_first(source) is first
