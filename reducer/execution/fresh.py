@@ -241,11 +241,12 @@ class FreshExecutor:
 
 class Prepared:
     """The next run of a :class:`FreshExecutor`, its interpreter started before the program is known: meanwhile
-    it imports jax, so a program whose first act is importing jax (:func:`imports_jax_first`: in that
-    interpreter it runs exactly as in a new one) pays no interpreter start or import when it runs (the final
-    confirmation of a reduced program: about 0.5 s). A run of any other program, every run after the first,
-    and a run whose interpreter could not import jax go to the executor as usual. :meth:`close` ends an
-    interpreter that was never used."""
+    it imports jax on CPU time nothing else wants (the lowest priority), so a program whose first act is
+    importing jax (:func:`imports_jax_first`: in that interpreter it runs exactly as in a new one) pays no
+    interpreter start or import when it runs (the final confirmation of a reduced program: about 0.5 s). A run
+    of any other program, every run after the first, a run whose interpreter could not import jax, and one
+    that timed out (a busy machine may starve a process of the lowest priority) go to the executor as usual.
+    :meth:`close` ends an interpreter that was never used."""
 
     def __init__(self, executor: FreshExecutor):
         self.executor = executor
@@ -282,7 +283,8 @@ class Prepared:
             pass
         outcome = self.executor._finish(self._workdir, proc, start, timeout, cancel)
         unusable = outcome.kind is Kind.CRASH and outcome.exit_code == PREPARED_UNUSABLE
-        return None if unusable or setup_failed(outcome) else outcome
+        # At the lowest priority a busy machine can starve it: a timeout there is no verdict on the program.
+        return None if unusable or setup_failed(outcome) or outcome.kind is Kind.TIMEOUT else outcome
 
     def close(self) -> None:
         if self._proc is not None:

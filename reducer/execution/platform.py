@@ -210,6 +210,21 @@ def die_with_parent() -> None:
         pass
 
 
+def lowest_priority() -> None:
+    """Run this process, and what it starts, only on CPU time nothing else wants: the lowest nice value, for
+    its session's scheduling group too (Linux's autogroups share the CPU between sessions first, so a new
+    session at nice 19 would still take a whole share). Best effort; it cannot be undone without privileges."""
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("19")
+    except OSError:
+        pass
+    try:
+        os.nice(19)
+    except OSError:
+        pass
+
+
 def become_subreaper() -> bool:
     """Adopt the orphans of this process's descendants (setsid'd daemons included), so they can be found."""
     try:

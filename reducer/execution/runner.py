@@ -180,10 +180,11 @@ PREPARED_UNUSABLE = 87  # the exit status of a prepared interpreter that could n
 
 
 def await_program() -> None:
-    """In a prepared interpreter (``fresh.Prepared``), started before its program was written: import jax now,
-    then wait for the reducer's word on stdin that the program is in place. Exit if the reducer hangs up
-    instead, or with :data:`PREPARED_UNUSABLE` if jax cannot be imported (the program then runs in an
-    interpreter of its own, where its import fails as it would for the user)."""
+    """In a prepared interpreter (``fresh.Prepared``), started before its program was written and running at
+    the lowest priority (it must not slow down the search it overlaps): import jax now, then wait for the
+    reducer's word on stdin that the program is in place. Exit if the reducer hangs up instead, or with
+    :data:`PREPARED_UNUSABLE` if jax cannot be imported (the program then runs in an interpreter of its own,
+    where its import fails as it would for the user)."""
     try:
         import jax  # noqa: F401
     except BaseException:  # noqa: BLE001
@@ -197,6 +198,8 @@ def main(argv: list[str] | None = None, prepared: bool = False) -> None:
     ``prepared``: see :func:`await_program`."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
+    if prepared:
+        platform.lowest_priority()  # (before the sandbox, which does not let it write to /proc)
     sandbox = enter_sandbox(result)
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
@@ -228,6 +231,8 @@ def main_as_user(argv: list[str] | None = None, prepared: bool = False) -> None:
 
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
+    if prepared:
+        platform.lowest_priority()
     sandbox = enter_sandbox(result)
     if sandbox is not None and sandbox.enabled:
         atexit.register(proctree.kill_descendants)  # after the normal exit's thread joins
