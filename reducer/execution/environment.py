@@ -142,10 +142,11 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def imports_jax_first(source: str) -> bool:
-    """Whether the first thing ``source`` does is import jax (``import jax``, ``import jax.numpy as jnp``,
-    ``from jax import lax``), after nothing but a docstring and ``__future__`` imports: in an interpreter that
-    imported jax before such a program started, it runs exactly as in one that had not (nothing it does
-    could have changed what that import did)."""
+    """Whether ``source`` imports jax before it does anything but import standard-library modules and numpy
+    (after a docstring and ``__future__`` imports): ``import jax``, ``import functools, jax.numpy as jnp``,
+    ``from jax import lax``. In an interpreter that imported jax before such a program started, it runs
+    exactly as in one that had not: nothing it does before its own import of jax could have changed what
+    that import did (jax imports numpy itself)."""
     try:
         tree = pysource.parse(source)
     except SyntaxError:
@@ -155,9 +156,11 @@ def imports_jax_first(source: str) -> bool:
             continue
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is tree.body[0]:
             continue
-        if isinstance(node, ast.Import):
-            return _is_jax(node.names[0].name)
-        return isinstance(node, ast.ImportFrom) and node.level == 0 and _is_jax(node.module or "")
+        if not _imports_only_safe_modules(node):
+            return False
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [getattr(node, "module", "")]
+        if any(_is_jax(name) for name in names):
+            return True
     return False
 
 

@@ -152,8 +152,10 @@ def test_an_unused_prepared_interpreter_is_gone_when_closed(tmp_path):
 
 @pytest.mark.parametrize("source,first", [
     ("import jax\n", True), ('"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\n', True),
-    ("from jax import lax\n", True), ("import numpy as np\nimport jax\n", False), ("import jaxlib\n", False),
-    ("import os\nimport jax\n", False), ("x = 1\nimport jax\n", False), ("from . import jax\n", False), ("", False),
+    ("from jax import lax\n", True), ("import numpy as np\nimport functools, os\nimport jax\n", True),
+    ("import jaxlib\n", False), ("import os\nos.environ['JAX_ENABLE_X64'] = '1'\nimport jax\n", False),
+    ("x = 1\nimport jax\n", False), ("from . import jax\n", False), ("import flax\nimport jax\n", False),
+    ("import os\n", False), ("", False),
 ])
 def test_imports_jax_first(source, first):
     assert imports_jax_first(source) is first
