@@ -185,9 +185,7 @@ def await_program() -> None:
     reducer's word on stdin that the program is in place. Exit if the reducer hangs up instead, or with
     :data:`PREPARED_UNUSABLE` if jax cannot be imported (the program then runs in an interpreter of its own,
     where its import fails as it would for the user)."""
-    try:
-        import jax  # noqa: F401
-    except BaseException:  # noqa: BLE001
+    if not jaxcompat.import_jax():
         os._exit(PREPARED_UNUSABLE)
     if not sys.stdin.readline():
         os._exit(0)
