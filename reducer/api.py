@@ -21,7 +21,7 @@ import libcst as cst
 
 from reducer.execution.fresh import Executor, FreshExecutor, Prepared
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
-from reducer.execution.environment import cpu_devices, prelude
+from reducer.execution.environment import cpu_devices, imports_jax_first, prelude
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.judging.checks import INITIAL_TIMEOUT, InputError, Pending, derive_timeout, run_once
@@ -142,15 +142,20 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
         merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
         with judged(program, setup, workers, merge) as judge, cpu_first(program, setup, judge) as cpu:
             checked = time.perf_counter()
-            confirming = stack.enter_context(_prepared(judge))
-            kept = _AfterCheck(keep, judge.checking)
+            confirmation = stack.enter_context(_Confirmation(judge))
+            after_check = _AfterCheck(keep, judge.checking)
+
+            def kept(source: str) -> None:
+                confirmation.consider(source)
+                after_check(source)
+
             kept(judge.source)
             reduction, stats, placement = search(judge.source, judge, options, kept, on_progress, cpu)
-            kept.settle()
+            after_check.settle()
             judge = judge.checked()
             searched = time.perf_counter()
         closed = time.perf_counter()
-        index, disagreements = judge.confirm(reduction.history, *confirming)
+        index, disagreements = judge.confirm(reduction.history, confirmation.fresh, confirmation.as_user)
         final = reduction.history[index]
         signature = judge.criterion.describe(judge.original)
         provenance = provenance_of(program.source, options, signature, platform=judge.original.platform_fact)
@@ -248,21 +253,34 @@ class Decided:
     def confirm(self, history: list[str], fresh: Executor | None = None,
                 as_user: Executor | None = None) -> tuple[int, int]:
         """The newest program of ``history`` that fresh interpreters confirm, and how many runs disagreed;
-        ``fresh`` and ``as_user``, if given, stand for this record's (:func:`_prepared`'s)."""
+        ``fresh`` and ``as_user``, if given, stand for this record's (:class:`_Confirmation`'s)."""
         return self.judge.confirm(history, self.original, self.fresh_timeout,
                                   fresh if fresh is not None else self.fresh,
                                   as_user if as_user is not None else self.as_user)
 
 
-@contextlib.contextmanager
-def _prepared(decided: Decided) -> Iterator[tuple[Executor, Executor | None]]:
-    """The final confirmation's executors (fresh, as the user), their interpreters started now, while the search
-    runs (:class:`~reducer.execution.fresh.Prepared`: they import jax meanwhile); ended on exit if unused."""
-    executors = [e.prepare() if isinstance(e, FreshExecutor) else e for e in (decided.fresh, decided.as_user)]
-    try:
-        yield executors[0], executors[1]  # type: ignore[misc]
-    finally:
-        for executor in executors:
+class _Confirmation:
+    """The final confirmation's executors (fresh, as the user). Once the search keeps a program that could run
+    in a prepared interpreter (:func:`~reducer.execution.environment.imports_jax_first`: a result usually
+    keeps the imports it starts with), their interpreters start (:class:`~reducer.execution.fresh.Prepared`:
+    at the lowest priority, importing jax while the search goes on); ended on exit if unused."""
+
+    def __init__(self, decided: Decided):
+        self.fresh: Executor = decided.fresh
+        self.as_user: Executor | None = decided.as_user
+
+    def consider(self, kept: str) -> None:
+        """Start the interpreters if ``kept``, the search's newest program, could use them (once)."""
+        if isinstance(self.fresh, FreshExecutor) and imports_jax_first(kept):
+            self.fresh = self.fresh.prepare()
+            if isinstance(self.as_user, FreshExecutor):
+                self.as_user = self.as_user.prepare()
+
+    def __enter__(self) -> _Confirmation:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for executor in (self.fresh, self.as_user):
             if isinstance(executor, Prepared):
                 executor.close()
 

@@ -1,8 +1,8 @@
-"""A warm pool of JAX workers: pay ``import jax`` once per worker, not once per candidate.
+"""A warm pool of JAX workers: pay ``import jax`` once per pool, not once per candidate.
 
-Each worker is a *zygote* (:mod:`reducer.execution.zygote`): a fresh interpreter, talking to the reducer over a
-``multiprocess`` connection on a socket pair, that imports jax, numpy and the program's own top-level
-imports and never starts the JAX backend itself. It runs candidates on a warm *runner* forked from it,
+Each worker is a *zygote* (:mod:`reducer.execution.zygote`), talking to the reducer over a ``multiprocess``
+connection on a socket pair: a process forked from the pool's *template*, the one interpreter that imports
+jax, numpy and the program's own top-level imports, and never starts the JAX backend itself. It runs candidates on a warm *runner* forked from it,
 in place, with their state undone in between (:mod:`reducer.execution.isolation`), or each in a child of its own;
 either way nothing leaks from one candidate to the next, and a candidate that hangs, crashes or kills its
 process costs a fork, not an interpreter start. Candidates that set environment variables (which jax reads
@@ -19,6 +19,7 @@ import json
 import os
 import queue
 import re
+import select
 import shutil
 import signal
 import socket
@@ -29,11 +30,12 @@ import threading
 import time
 
 from multiprocess.connection import Connection, wait
+from multiprocess.reduction import send_handle
 
 from reducer.execution.fresh import PACKAGE_ROOT, SETUP_TRIES, Cancelled, FreshExecutor, setup_failed, setup_refused
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
-    Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, receive, send,
+    Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, Spawn, Spawned, receive, send,
 )
 from reducer.execution.accelerators import memory_share_env
 from reducer.execution.environment import Environ, Prelude, needs_fresh_interpreter, runner_environ
@@ -62,14 +64,49 @@ _ZYGOTE_BOOTSTRAP = (
 
 
 @dataclasses.dataclass
+class _Forked:
+    """A zygote the pool's template forked: not the reducer's child, so its end is seen on a pidfd (and the
+    template reaps it). The part of ``subprocess.Popen`` the pool uses; its exit status is not known."""
+
+    pid: int
+    exit_fd: int
+    returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and select.select([self.exit_fd], [], [], 0)[0]:
+            self.returncode = -signal.SIGKILL  # (ended: how is the template's to know)
+        return self.returncode
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        if self.poll() is None and not select.select([self.exit_fd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(f"zygote {self.pid}", timeout or 0.0)
+        return self.poll()
+
+
+@dataclasses.dataclass
 class _Worker:
-    process: subprocess.Popen[bytes]
+    process: _Forked
     conn: Connection
     exit_fd: int  # a pidfd: readable once the worker process has exited
 
     @property
     def alive(self) -> bool:
         return self.process.poll() is None
+
+
+@dataclasses.dataclass
+class _Template:
+    """The pool's template (zygote.zygote_main): the interpreter that imported what every zygote holds, and
+    forks them."""
+
+    process: subprocess.Popen[bytes]
+    conn: Connection
 
 
 @dataclasses.dataclass
@@ -140,15 +177,24 @@ class PoolExecutor:
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: list[_Worker] = []
         self._lock = threading.Lock()
+        self._forking = threading.Lock()  # one conversation with the template at a time
         self._closed = False
-        starting = [self._spawn(self.preload) for _ in range(max(1, jobs))]
-        for worker in starting:
-            self._idle.put(self._await_ready(worker))
+        self._template: _Template | None = None
+        try:
+            self._template = self._start_template()
+            starting = [self._spawn() for _ in range(max(1, jobs))]
+            for worker in starting:
+                self._idle.put(self._await_ready(worker))
+        except BaseException:
+            self.close()
+            raise
 
-    def _spawn(self, preload: list[str]) -> _Worker:
+    def _start_template(self) -> _Template:
+        """Start the interpreter that imports what every zygote holds and forks them; without the program's own
+        imports if those started threads or the jax backend (forking would be unsafe)."""
         ours, theirs = socket.socketpair()
-        argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), json.dumps(preload),
-                self.sys_path, self.cache_dir, self.sandbox.to_json(), self.scratch_root]
+        argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()),
+                json.dumps(self.preload), self.sys_path, self.cache_dir, self.sandbox.to_json(), self.scratch_root]
         env = candidate_env()
         env.update(self.memory_share)  # runners computing at once on one accelerator each get a share
         env.update(self.env)
@@ -158,7 +204,50 @@ class PoolExecutor:
         process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
-        worker = _Worker(process, Connection(ours.detach()), os.pidfd_open(process.pid))
+        template = _Template(process, Connection(ours.detach()))
+        try:
+            ready: Ready = receive(template.conn, Ready)  # type: ignore[assignment]
+        except (EOFError, OSError, ProtocolError) as err:
+            self._end_template(template)
+            if self._closed:
+                raise Cancelled() from None
+            raise RuntimeError(f"a jax-reduce worker failed to start (exit code {process.poll()})") from err
+        if ready.unsafe:
+            self._end_template(template)
+            if not self.preload:
+                raise RuntimeError("importing jax started threads; candidates cannot be forked safely")
+            self.preload = []
+            return self._start_template()
+        return template
+
+    @staticmethod
+    def _end_template(template: _Template) -> None:
+        try:
+            template.conn.close()
+        except OSError:
+            pass
+        template.process.kill()
+        template.process.wait()
+
+    def _spawn(self) -> _Worker:
+        """A new zygote, forked by the template (a new template first if the last one is gone)."""
+        with self._forking:
+            if self._closed:
+                raise Cancelled()
+            try:
+                pid, conn = self._fork_zygote()
+            except (EOFError, OSError, ProtocolError):
+                if self._closed:  # close() ended the template
+                    raise Cancelled() from None
+                if self._template is not None:
+                    self._end_template(self._template)
+                self._template = self._start_template()
+                if self._closed:
+                    self._end_template(self._template)
+                    raise Cancelled() from None
+                pid, conn = self._fork_zygote()
+            exit_fd = os.pidfd_open(pid)  # (before the template's next fork, the only time it reaps zygotes)
+            worker = _Worker(_Forked(pid, exit_fd), conn, exit_fd)
         with self._lock:
             closed = self._closed
             if not closed:
@@ -169,22 +258,29 @@ class PoolExecutor:
             raise Cancelled()
         return worker
 
+    def _fork_zygote(self) -> tuple[int, Connection]:
+        """The pid of a zygote the template forked, and the reducer's end of its socket."""
+        assert self._template is not None
+        ours, theirs = socket.socketpair()
+        try:
+            send(self._template.conn, Spawn())
+            send_handle(self._template.conn, theirs.fileno(), self._template.process.pid)
+            spawned: Spawned = receive(self._template.conn, Spawned)  # type: ignore[assignment]
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        return spawned.pid, Connection(ours.detach())
+
     def _await_ready(self, worker: _Worker) -> _Worker:
         try:
-            ready: Ready = receive(worker.conn, Ready)  # type: ignore[assignment]
+            receive(worker.conn, Ready)
         except (EOFError, OSError, ProtocolError) as err:
             self._retire(worker)
             if self._closed:  # close() ended it while it started
                 raise Cancelled() from None
-            raise RuntimeError(f"a jax-reduce worker failed to start (exit code {worker.process.returncode})") from err
-        unsafe = ready.unsafe
-        if unsafe and self.preload:
-            # The program's own imports started threads or the jax backend: forking would be unsafe.
-            self._retire(worker)
-            self.preload = []
-            return self._await_ready(self._spawn([]))
-        if unsafe:
-            raise RuntimeError("importing jax started threads; candidates cannot be forked safely")
+            raise RuntimeError("a jax-reduce worker failed to start") from err
         return worker
 
     def _retire(self, worker: _Worker) -> None:
@@ -209,7 +305,7 @@ class PoolExecutor:
     def _replace(self, worker: _Worker) -> _Worker:
         self._retire(worker)
         self.stats.restarts += 1
-        return self._await_ready(self._spawn(self.preload))
+        return self._await_ready(self._spawn())
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         return self.run_program(source, timeout, cancel, self.sys_path, None)
@@ -334,6 +430,8 @@ class PoolExecutor:
             except subprocess.TimeoutExpired:
                 pass
             self._retire(worker)
+        if self._template is not None:
+            self._end_template(self._template)
         if self.cache_dir:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
         shutil.rmtree(self.scratch_root, ignore_errors=True)

@@ -5,7 +5,8 @@ run candidate code, and a candidate can write anything to its pipe; unpickling t
 the zygote or the reducer, outside whatever contains the candidate. :func:`decode` accepts only the message
 types below, with fields of the declared types, and raises :class:`ProtocolError` on anything else.
 
-Flows: reducer -> zygote :class:`Run`, :class:`Cancel`, :class:`Exit`; zygote -> reducer :class:`Ready`,
+Flows: reducer -> template :class:`Spawn`, :class:`Exit`; template -> reducer :class:`Ready`, :class:`Spawned`;
+reducer -> zygote :class:`Run`, :class:`Cancel`, :class:`Exit`; zygote -> reducer :class:`Ready`,
 :class:`Finished`, :class:`Abandoned`; zygote -> runner :class:`Candidate`; runner, own child or fresh
 interpreter -> its parent :class:`Report`; runner -> zygote, after its report, :class:`Settled`.
 """
@@ -69,6 +70,18 @@ class Exit:
 
 
 @dataclasses.dataclass(frozen=True)
+class Spawn:
+    """Reducer -> template: fork a zygote for the socket that follows this message (passed as a descriptor)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Spawned:
+    """Template -> reducer: the zygote it forked (a process id; the reducer watches it on a pidfd)."""
+
+    pid: int
+
+
+@dataclasses.dataclass(frozen=True)
 class Ready:
     unsafe: bool  # importing the preload started threads or the jax backend: forking would be unsafe
     skipped: tuple[str, ...]  # preload modules that failed to import
@@ -121,7 +134,7 @@ class Settled:
     dirt: tuple[str, ...] = ()  # why it cannot go on (state it could not put back); it exits if any
 
 
-Message = Union[Run, Cancel, Exit, Ready, Finished, Abandoned, Candidate, Report, Settled]
+Message = Union[Run, Cancel, Exit, Spawn, Spawned, Ready, Finished, Abandoned, Candidate, Report, Settled]
 _TYPES: dict[str, type] = {cls.__name__: cls for cls in typing.get_args(Message)}
 _NESTED: dict[str, type] = {cls.__name__: cls for cls in (Job, How)}
 
