@@ -29,13 +29,9 @@ from reducer.execution.sandbox import Sandbox, SandboxError, memory_outcome
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
 CANDIDATE_FILENAME = "candidate.py"
-def _bootstrap(entry: str) -> str:
-    return ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
-            f"sys.path.pop(0); runner.{entry}")
-
-
-_BOOTSTRAP = _bootstrap("main()")
-_AS_USER = _bootstrap("main_as_user()")
+# `python -c` code that runs `runner.ENTRY(prepared=...)` (ENTRY: main, or main_as_user for a run as the user's).
+_BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
+              "sys.path.pop(0); runner.{entry}(prepared={prepared})")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
@@ -180,8 +176,7 @@ class FreshExecutor:
         """Start the interpreter for a run in ``workdir`` (its program is written there before it is read:
         before this call, or for a ``prepared`` one before :meth:`_finish` says go)."""
         program, result = workdir / (self.filename or CANDIDATE_FILENAME), workdir / ".report.json"
-        entry = "main_as_user" if self.as_user else "main"
-        bootstrap = _bootstrap(f"{entry}(prepared=True)") if prepared else _AS_USER if self.as_user else _BOOTSTRAP
+        bootstrap = _BOOTSTRAP.format(entry="main_as_user" if self.as_user else "main", prepared=prepared)
         if self.as_user:
             copy_folder_files(self.sys_path, workdir)
             # The user's own environment (JAX's traceback filtering, JAX_* flags), without the tracker's switch.
