@@ -2,9 +2,9 @@
 
 Each worker is a *zygote* (:mod:`reducer.execution.zygote`), talking to the reducer over a ``multiprocess``
 connection on a socket pair: a process forked from the pool's *template*, the one interpreter that imports
-jax, numpy and the program's own top-level imports, and never starts the JAX backend itself. It runs candidates on a warm *runner* forked from it,
-in place, with their state undone in between (:mod:`reducer.execution.isolation`), or each in a child of its own;
-either way nothing leaks from one candidate to the next, and a candidate that hangs, crashes or kills its
+jax, numpy and the program's own top-level imports, and never starts the JAX backend itself. A zygote runs
+candidates on a warm *runner* forked from it, in place, with their state undone in between
+(:mod:`reducer.execution.isolation`), or each in a child of its own; either way nothing leaks from one candidate to the next, and a candidate that hangs, crashes or kills its
 process costs a fork, not an interpreter start. Candidates that set environment variables (which jax reads
 when the backend starts) run in a fresh interpreter instead, unless they set exactly the program's
 environment prelude, which the workers started with, or only variables a worker can set before its backend
@@ -98,6 +98,17 @@ class _Worker:
     @property
     def alive(self) -> bool:
         return self.process.poll() is None
+
+
+def _stop(conn: Connection, process: subprocess.Popen[bytes] | _Forked) -> None:
+    """Hang up on a pool process, kill it if it still runs, and wait for its end."""
+    try:
+        conn.close()
+    except OSError:
+        pass
+    if process.poll() is None:
+        process.kill()
+    process.wait()
 
 
 @dataclasses.dataclass
@@ -222,12 +233,7 @@ class PoolExecutor:
 
     @staticmethod
     def _end_template(template: _Template) -> None:
-        try:
-            template.conn.close()
-        except OSError:
-            pass
-        template.process.kill()
-        template.process.wait()
+        _stop(template.conn, template.process)
 
     def _spawn(self) -> _Worker:
         """A new zygote, forked by the template (a new template first if the last one is gone)."""
@@ -293,13 +299,7 @@ class PoolExecutor:
 
     @staticmethod
     def _end(worker: _Worker) -> None:
-        try:
-            worker.conn.close()
-        except OSError:
-            pass
-        if worker.alive:
-            worker.process.kill()
-        worker.process.wait()
+        _stop(worker.conn, worker.process)
         os.close(worker.exit_fd)
 
     def _replace(self, worker: _Worker) -> _Worker:
