@@ -4,8 +4,9 @@ Each worker is a *zygote* (:mod:`reducer.execution.zygote`), talking to the redu
 connection on a socket pair: a process forked from the pool's *template*, the one interpreter that imports
 jax, numpy and the program's own top-level imports, and never starts the JAX backend itself. A zygote runs
 candidates on a warm *runner* forked from it, in place, with their state undone in between
-(:mod:`reducer.execution.isolation`), or each in a child of its own; either way nothing leaks from one candidate to the next, and a candidate that hangs, crashes or kills its
-process costs a fork, not an interpreter start. Candidates that set environment variables (which jax reads
+(:mod:`reducer.execution.isolation`), or each in a child of its own; either way nothing leaks from one
+candidate to the next, and a candidate that hangs, crashes or kills its process costs a fork, not an
+interpreter start. Candidates that set environment variables (which jax reads
 when the backend starts) run in a fresh interpreter instead, unless they set exactly the program's
 environment prelude, which the workers started with, or only variables a worker can set before its backend
 starts (:mod:`reducer.execution.environment`).
