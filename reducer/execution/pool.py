@@ -70,7 +70,7 @@ class _Forked:
     template reaps it). The part of ``subprocess.Popen`` the pool uses; its exit status is not known."""
 
     pid: int
-    exit_fd: int
+    exit_fd: int  # a pidfd: readable once the zygote has exited
     returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -94,7 +94,10 @@ class _Forked:
 class _Worker:
     process: _Forked
     conn: Connection
-    exit_fd: int  # a pidfd: readable once the worker process has exited
+
+    @property
+    def exit_fd(self) -> int:
+        return self.process.exit_fd
 
     @property
     def alive(self) -> bool:
@@ -253,8 +256,8 @@ class PoolExecutor:
                     self._end_template(self._template)
                     raise Cancelled() from None
                 pid, conn = self._fork_zygote()
-            exit_fd = os.pidfd_open(pid)  # (before the template's next fork, the only time it reaps zygotes)
-            worker = _Worker(_Forked(pid, exit_fd), conn, exit_fd)
+            # (The pidfd is opened before the template's next fork, the only time it reaps zygotes.)
+            worker = _Worker(_Forked(pid, os.pidfd_open(pid)), conn)
         with self._lock:
             closed = self._closed
             if not closed:
