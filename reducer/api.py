@@ -102,7 +102,9 @@ def reduce(
 
     ``path_or_source`` is a file path, the program's source, or a libcst module (what the tracker emits).
     ``options`` (an :class:`~reducer.options.Options`) and keyword ``settings`` (its fields: ``jobs``,
-    ``timeout``, ``signature`` with ``match``, ``interesting``, ``passes``, ``pool``, ``memory_mb``) say how.
+    ``timeout``, ``signature`` with ``match`` and ``pure_jax``, ``interesting``, ``passes``, ``pool``,
+    ``memory_mb``) say how. A failure whose call entered JAX through another library (Flax, Optax) still
+    enters through it in the result unless ``pure_jax=True``.
     With ``output`` (default for a path: ``NAME.reduced.py`` beside it; none for source), the best program
     so far is kept there, written atomically after every improvement. A candidate is kept when it fails
     with the original's signature, or, with ``interesting``, when ``interesting(outcome, source)`` returns
@@ -357,16 +359,18 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
             pool.close()
 
 
-def _lowers(options: Options) -> bool:
+def _lowers(options: Options, original: Outcome) -> bool:
     """Whether the search takes the lowering step: not with passes of the caller's choice, nor for a flaky
-    program (the tracker's one run is no verdict on it)."""
-    return options.passes is None and options.flaky is None
+    program (the tracker's one run is no verdict on it), nor where the failure entered through a library that
+    the result must keep (a repro is JAX alone: the criterion would reject it, after a tracker's run)."""
+    keeps = options.interesting is None and options.signature.keeps_library(original)
+    return options.passes is None and options.flaky is None and not keeps
 
 
 def _lowering_first(source: str, options: Options, reader: FreshExecutor, original: Outcome) -> Pending | None:
     """The tracker's run of a program that lowering starts from (it imports Flax or Optax), begun now in the
     background, reading the pool's compilations (:class:`Prefetched` hands its repro to the search)."""
-    if not _lowers(options) or not libraries(source):
+    if not _lowers(options, original) or not libraries(source):
         return None
     lowerer = Lowerer(reader, derive_timeout(original, options.timeout))
     return Pending(lambda cancel: lowerer.outcome(source, cancel))
@@ -481,7 +485,7 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
                               lines_of=lines_of if _name_errors_never_sought(here, options) else None)
         # In a fresh interpreter: there the tracker hooks jax as it is imported, as `jax-track` does; a warm
         # worker imported jax already, and tracking through the public APIs there loses calls.
-        lowering = None if not _lowers(options) else Lowering(
+        lowering = None if not _lowers(options, here.original) else Lowering(
             Prefetched(Lowerer(_reading_cache(here), here.fresh_timeout), source,
                        judge.lowered if cpu is None else None), oracle, passes, on_progress)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import faulthandler
 import json
 import os
@@ -23,6 +24,7 @@ from reducer.judging.signature import Level, Signature
 from reducer.options import PLATFORMS, Options
 from reducer.program.files import default_output, same_file
 from reducer.reports.issue import write_issue
+from reducer.reports.library import whose
 from reducer.reports.live import LiveView
 from reducer.reports.records import Report
 from reducer.search.engine import MIXED, PassStats
@@ -69,6 +71,10 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                              "or fatal message). exact: as template, with the message word for word and exact "
                              "operand dtypes and ranks")
     parser.add_argument("--match", metavar="REGEX", help="the error message must also match REGEX")
+    parser.add_argument("--pure-jax", action="store_true",
+                        help="reduce to JAX alone even when the failing call entered through another library "
+                             "(Flax, Optax): by default the result still calls JAX through it, so that it shows "
+                             "whose call failed")
     parser.add_argument("--no-pool", dest="pool", action="store_false", default=None,
                         help="run every candidate in a fresh interpreter instead of warm workers (slow)")
     if not triage:
@@ -123,7 +129,8 @@ def _with_flag_names(message: str) -> str:
 
 def options_from(args: argparse.Namespace) -> Options:
     """The one record of the reduction options the command line chose (ValueError if one is bad)."""
-    return Options.of(jobs=args.jobs, timeout=args.timeout, signature=Signature(Level(args.signature), args.match),
+    return Options.of(jobs=args.jobs, timeout=args.timeout,
+                      signature=Signature(Level(args.signature), args.match, args.pure_jax),
                       pool=warm_pool_supported() if args.pool is None else args.pool,
                       memory_mb=getattr(args, "memory_limit", 0), flaky=args.flaky,
                       sandbox=args.sandbox, allow_write=tuple(args.allow_write), platform=args.platform)
@@ -147,6 +154,8 @@ def summary(result: Result) -> str:
         lines.insert(1, f"platform:  {result.original.platform_fact}")
     if result.placement:
         lines.insert(2, f"search:    {result.placement}")
+    if (who := whose(result.original, result.source)) is not None:
+        lines.insert(1, f"library:   {who.line()}")
     if result.merged:
         lines.append(f"modules:   {result.merged}")
     if result.flaky:
@@ -262,7 +271,9 @@ def run(argv: list[str]) -> int:
         return EXIT_INTERRUPTED
     issue = write_issue(result, command=["jax-reduce", *argv], options=args.options) if args.issue else None
     if args.json:
-        print(json.dumps({**result.to_json(), **({"issue": issue} if issue else {})}, indent=2))
+        who = whose(result.original, result.source)
+        print(json.dumps({**result.to_json(), **({"issue": issue} if issue else {}),
+                          **({"library": dataclasses.asdict(who)} if who else {})}, indent=2))
     elif not args.quiet:
         print(summary(result) + (f"\nissue:     {issue}" if issue else ""), file=sys.stderr)
     if args.stats:

@@ -75,13 +75,16 @@ class Options:
         ``match`` a regex for the signature; ``jobs=None`` means one per core. Raises ValueError."""
         base = options if options is not None else cls()
         fields = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(settings) - fields - {"match"}
+        unknown = set(settings) - fields - {"match", "pure_jax"}
         if unknown:
             raise TypeError(f"unknown reduction option(s): {', '.join(sorted(unknown))}")
         if settings.get("jobs", 0) is None:
             settings["jobs"] = default_jobs()
-        if "signature" in settings or "match" in settings:
-            settings["signature"] = as_signature(settings.get("signature", base.signature), settings.pop("match", None))
+        if "signature" in settings or "match" in settings or "pure_jax" in settings:
+            signature = as_signature(settings.get("signature", base.signature), settings.pop("match", None))
+            pure_jax = settings.pop("pure_jax", None)
+            settings["signature"] = (dataclasses.replace(signature, pure_jax=bool(pure_jax)) if pure_jax is not None
+                                     else signature)
         if "allow_write" in settings:
             settings["allow_write"] = tuple(os.path.realpath(d) for d in settings["allow_write"])
         if isinstance(settings.get("flaky"), str):
@@ -128,6 +131,8 @@ class Options:
             # A named platform only: "auto" runs where the program runs, as before the option existed, so
             # results' headers and batch manifests made before it stay the same.
             **({"platform": self.platform} if self.platform != "auto" else {}),
+            # Likewise: only when set, so results made before the option existed keep their headers.
+            **({"pure_jax": True} if self.signature.pure_jax else {}),
         }
 
 

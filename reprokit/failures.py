@@ -17,6 +17,7 @@ from typing import Any
 
 from reprokit import jaxcompat
 from reprokit.facts import safe_facts_of
+from reprokit.jaxcompat import TRACEBACK_UTIL
 
 PROGRAM_SITE = "<program>"  # a site in the program itself: its own names are not kept (reductions rename them)
 # Public homes of exception types that JAX defines in private modules, most specific first.
@@ -93,6 +94,7 @@ class Failure:
     api: str
     operands: tuple[str, ...]
     lines: tuple[int, ...]  # the program file's lines on the traceback, outermost first
+    entry: str  # the module the program's innermost frame called into (see :func:`entry_of`)
 
     def fields(self) -> dict[str, Any]:
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
@@ -105,4 +107,26 @@ def failure_of(exc: BaseException, program_file: str = "", site: SiteRule = site
     facts = safe_facts_of(exc, program_file)
     lines = tuple(tb.tb_lineno for tb in tbs if program_file and tb.tb_frame.f_code.co_filename == program_file)
     return Failure(public_type_name(type(exc)), message_of(exc), module, function, facts.primitive,
-                   facts.function, facts.operands, lines)
+                   facts.function, facts.operands, lines, entry_of([frame_of(tb) for tb in tbs], program_file))
+
+
+# Frames that are neither the program's nor what it called: jax-reduce's own (the runner, a capture's envelope).
+_OWN_PACKAGES = frozenset({"reducer", "reprokit", "tracker"})
+
+
+def entry_of(frames: list[Frame], program_file: str) -> str:
+    """The module the failing call entered from the program: that of the first frame after the program's
+    innermost one that is neither the standard library's nor jax-reduce's ("flax.linen.linear" when the
+    program called a Flax layer that called JAX, which raised); "" without a program frame or when the
+    program itself raised. Whose call failed tells whose bug it may be, and a reduction that keeps the
+    original's signature but calls JAX directly would hide it (reducer.judging.signature)."""
+    inner = max((i for i, (_, _, filename) in enumerate(frames) if program_file and filename == program_file),
+                default=None)
+    if inner is None:
+        return ""
+    for module, _, _ in frames[inner + 1:]:
+        top = module.partition(".")[0]
+        # JAX's api_boundary wraps libraries' entry points too (Flax's Module.init): it is no one's entry.
+        if top and top not in sys.stdlib_module_names and top not in _OWN_PACKAGES and module != TRACEBACK_UTIL:
+            return module
+    return ""

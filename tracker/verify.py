@@ -53,7 +53,7 @@ def verify(path: str, error: BaseException, program: str, timeout: float) -> Ver
     """Run the repro at ``path`` and judge it against ``error`` raised by ``program`` in this process."""
     from reducer import Kind, Signature, signature_of
     from tracker.failures import failure_outcome
-    signature = Signature()
+    signature = Signature(pure_jax=True)  # a repro calls JAX alone, whichever library the original's call entered
     original = failure_outcome(error, program)
     start = time.perf_counter()
     outcome = ran = signature_of(path, timeout=timeout)

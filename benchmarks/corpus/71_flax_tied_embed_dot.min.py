@@ -1,3 +1,6 @@
+import flax.linen as nn
+import jax
 import jax.numpy as jnp
 
-jnp.dot(jnp.ones((1, 1, 2)), jnp.ones((1, 1)))
+e = nn.Embed(1, 2)
+e.apply(e.init(jax.random.key(0), jnp.ones(1, int)), jnp.ones((1, 1, 3)), method=e.attend)

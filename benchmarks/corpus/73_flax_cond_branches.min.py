@@ -1,5 +1,11 @@
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-x = jnp.ones((1, 1))
-jax.lax.cond(jnp.bool_(True), lambda x: [jnp.ones((1, 2))], lambda x: [x], x)
+
+class M(nn.Module):
+    def __call__(self, x):
+        return nn.cond(jnp.bool_(True), lambda m, x: x, lambda m, x: jnp.ones((1, 2)), self, x)
+
+
+M().init(jax.random.key(0), jnp.ones((1, 1)))

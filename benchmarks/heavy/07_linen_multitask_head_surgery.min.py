@@ -1,2 +1,4 @@
-import jax
-jax.tree.map(lambda a, b: a, {"head_churn": 0, "head_price": 0, "trunk": 0}, {"head_price": 0, "trunk": 0})
+import optax
+
+tx = optax.adam(1.0)
+tx.update({"a": 0.0, "b": 0.0}, tx.init({"a": 0.0}))

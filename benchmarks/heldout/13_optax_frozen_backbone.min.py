@@ -1,3 +1,4 @@
-import jax
+import optax
 
-jax.tree.map(lambda g, m: g, {"head": 0.0}, {"backbone": 0.0, "head": 0.0})
+tx = optax.adam(1.0)
+tx.update({"a": 0.0, "b": 0.0}, tx.init({"a": 0.0}))

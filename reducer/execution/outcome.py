@@ -48,6 +48,9 @@ class Outcome:
     # Lines of the program's own frames on the traceback, outermost first: where the failure happened, so the
     # search can keep what the raising statements depend on (the `independent-statements` pass).
     lines: tuple[int, ...] = ()
+    # The module the failing call entered from the program's own code ("flax.linen.linear": the program called
+    # Flax, whose call into JAX raised); "" when the program raised itself (reprokit.failures.entry_of).
+    entry: str = ""
     verdict: bool | None = None  # a custom predicate's answer (reducer.judging.criterion), when one is in use
     verdict_error: str = ""  # what the predicate raised, if it did
     # Where it computed: the JAX backend the run started ("cpu", "gpu", "tpu"), its device kind and count;
@@ -108,6 +111,8 @@ class Outcome:
             del data["trace_seconds"], data["lower_seconds"], data["compile_seconds"]
         if not self.fresh:  # a warm run: likewise
             del data["fresh"]
+        if not self.entry:
+            del data["entry"]
         return data
 
     @classmethod

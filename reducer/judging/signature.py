@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
+import importlib.metadata
 import re
 
 from reducer.execution.outcome import Kind, Outcome, first_line
 from reprokit import jaxcompat
 from reprokit.facts import operand_kind
+from reprokit.localmodules import NEVER_LOCAL
 
 
 # --- message templates -------------------------------------------------------------------------------
@@ -118,6 +121,23 @@ def crash_site(stderr: str) -> str:
     return ""
 
 
+def library_of(module: str) -> str:
+    """The installed library ``module`` belongs to ("flax" for "flax.linen.linear"), or "" for JAX, NumPy, the
+    standard library, the program and its own modules beside it (no installed distribution provides them)."""
+    top = module.partition(".")[0]
+    return top if top and top not in NEVER_LOCAL and _installed(top) else ""
+
+
+@functools.cache
+def _installed(top: str) -> bool:
+    return top in importlib.metadata.packages_distributions()
+
+
+def entered_through(outcome: Outcome) -> str:
+    """The library through which the program's failing call entered (:attr:`Outcome.entry`), or ""."""
+    return library_of(outcome.entry) if outcome.kind is Kind.EXCEPTION else ""
+
+
 class Level(str, enum.Enum):
     TYPE = "type"
     TEMPLATE = "template"
@@ -130,6 +150,9 @@ class Signature:
 
     level: Level = Level.TEMPLATE
     match: str | None = None  # a regex that the whole message must also match (re.search)
+    # False: a failure that the program's call into a library (Flax, Optax) led to must still enter through
+    # that library, so the result still shows whose call failed; True (--pure-jax): JAX alone may show it.
+    pure_jax: bool = False
 
     def key(self, outcome: Outcome) -> tuple[str, ...]:
         """A hashable key; two outcomes are the same failure exactly when their keys are equal.
@@ -166,7 +189,18 @@ class Signature:
 
     def same(self, original: Outcome, candidate: Outcome) -> bool:
         return (candidate.failed and self.key(candidate) == self.key(original) and self.matches(candidate)
-                and same_platform(original, candidate))
+                and same_platform(original, candidate) and self.same_entry(original, candidate))
+
+    def same_entry(self, original: Outcome, candidate: Outcome) -> bool:
+        """Whether ``candidate`` enters the failing call through the library the original did, if it did
+        (not compared with ``pure_jax``). The library, not the module: a reduction may call Flax's Dense
+        where the program called its own module built on it."""
+        library = entered_through(original)
+        return self.pure_jax or not library or entered_through(candidate) == library
+
+    def keeps_library(self, original: Outcome) -> str:
+        """The library every accepted program must enter the failure through ("" when none must)."""
+        return "" if self.pure_jax else entered_through(original)
 
     def describe(self, outcome: Outcome) -> str:
         """The signature of ``outcome`` at this level, for people and for JSON (first line of the message)."""
@@ -175,12 +209,14 @@ class Signature:
             return outcome.describe() + (f" at {where}" if where else "")
         if outcome.kind is not Kind.EXCEPTION:
             return outcome.describe()
+        library = self.keeps_library(outcome)
+        through = f", entered through {library}" if library else ""
         if self.level is Level.TYPE:
-            return outcome.exc_type
+            return outcome.exc_type + through
         exact = self.level is Level.EXACT
         text = outcome.first_line if exact else first_line_template(outcome.message)
         site = f" @ {outcome.site_module}.{outcome.site_function}" if outcome.site_function else ""
-        return f"{outcome.exc_type}: {text}{site}{_describe_facts(outcome, exact)}"
+        return f"{outcome.exc_type}: {text}{site}{_describe_facts(outcome, exact)}{through}"
 
 
 def _describe_facts(outcome: Outcome, exact: bool) -> str:

@@ -33,6 +33,7 @@ from reducer.execution.userrun import environment_info, run_as_user
 from reducer.program.files import read_program, write_atomically
 from reducer.options import Options
 from reducer.program.provenance import DEFAULT_PLATFORM, header_of, jax_environment, versions_line
+from reducer.reports.library import whose
 from reducer.reports.render import md_code
 
 __all__ = ["IssueFacts", "Scrubbed", "gather", "issue_path", "render_issue", "write_issue"]
@@ -90,6 +91,7 @@ class IssueFacts:
     config_updates: tuple[str, ...]  # jax.config.update(...) statements in the program
     command: str
     releases: str = ""  # what `jax-reduce bisect` found: its answer and table ("" when it did not run)
+    whose: str = ""  # the library the failure entered through or was raised in, and where to report it
     reduced: bool = True  # the program came out of a reduction (else it is the user's file as it is)
     platform: str = ""  # where the program computed ("gpu: NVIDIA H200 x 1"; "": no backend started)
 
@@ -298,6 +300,7 @@ def render_issue(facts: IssueFacts, who: Identity) -> str:
         f"{'preserved' if facts.reduced else 'its'} signature: `{' '.join(facts.signature.split())}`."
         + (f" It fails on {facts.platform}." if facts.platform and facts.platform != DEFAULT_PLATFORM else ""),
         "",
+        *(["## Where it belongs", "", facts.whose, ""] if facts.whose else []),
         "## The error",
         "",
         f"Running it with `python` ({facts.exit_status}):",
@@ -357,8 +360,9 @@ def gather(result: Result, command: str, options: Options | None = None) -> Issu
     name = os.path.basename(result.output or "repro.py")
     folder = os.path.dirname(os.path.abspath(result.input)) if result.input else ""
     sandbox = (options or Options()).resolve().sandbox
+    who = whose(result.original, program)
     return _gathered(program, name, folder, sandbox, result.original, versions=result.provenance.versions_line(),
-                     signature=result.signature, command=command)
+                     signature=result.signature, command=command, whose=who.paragraph() if who else "")
 
 
 def _gathered(program: str, name: str, folder: str, sandbox: Sandbox, outcome: Outcome, *, versions: str,

@@ -21,7 +21,7 @@ from reducer.execution.outcome import Kind  # noqa: E402
 from reducer.judging.signature import Signature  # noqa: E402
 from tracker_harness import ALLOWED_IMPORTS, FLAX_PROGRAMS, imports_of  # noqa: E402
 
-SIGNATURE = Signature()
+SIGNATURE = Signature(pure_jax=True)  # repros call JAX alone
 HEADER = "# jax-reduce tracker: "
 # Errors Flax raises itself: no pure-JAX repro can raise them, the fallback is the answer.
 FLAX_RAISED = {"fail_flax_linen_param_shape": "flax.errors.ScopeParamShapeError"}

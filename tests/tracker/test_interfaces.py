@@ -16,7 +16,7 @@ from reducer.judging.signature import Signature
 from tracker.config import ConfigError, Flags
 from tracker_harness import ALLOWED_IMPORTS, PTH, PROGRAMS, imports_of, load_leaves, run
 
-SIGNATURE = Signature()
+SIGNATURE = Signature(pure_jax=True)  # repros call JAX alone
 
 
 def test_flags_parse():

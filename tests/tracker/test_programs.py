@@ -15,7 +15,7 @@ from reducer.execution.outcome import Kind
 from reducer.judging.signature import Signature
 from tracker_harness import ALLOWED_IMPORTS, FLAX_PROGRAMS, imports_of, program_names
 
-SIGNATURE = Signature()  # the reducer's default level: template
+SIGNATURE = Signature(pure_jax=True)  # the reducer's default level: template, JAX alone (repros)
 
 # How the repro must spell the APIs a program uses: it reads like JAX a person writes.
 SPELLING = {
