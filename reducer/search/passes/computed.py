@@ -198,6 +198,7 @@ def _shape(shape: tuple[int, ...]) -> str:
 
 
 _WEAK_ZERO = {"float": "0.0", "int": "0", "complex": "0j"}
+_EMPTY = {DICT: "{}", LIST: "[]", TUPLE: "()"}
 
 
 def _dtype_kind(dtype: str) -> str:
@@ -247,6 +248,23 @@ def constructor(fact: ValueFact, spelling: Spelling) -> tuple[str, frozenset[str
             return "[" + ", ".join(codes) + "]", needs
         return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")", needs
     return None
+
+
+def thinned(fact: ValueFact, spelling: Spelling) -> tuple[str, frozenset[str]] | None:
+    """A container of ``fact``'s kind holding its first entry only, that entry an empty container of its own
+    kind if it is one (`{"params": {}}` for a model's parameters), else its constructor; None for other kinds
+    and empty containers. Not empty itself: JAX names the keys of a pytree mismatch, and an empty dict changes
+    that message."""
+    if fact.kind not in _EMPTY or not fact.items:
+        return None
+    first = fact.items[0]
+    inner = (_EMPTY[first.kind], frozenset()) if first.kind in _EMPTY else constructor(first, spelling)
+    if inner is None:
+        return None
+    code, needs = inner
+    if fact.kind == DICT:
+        return "{" + f"{fact.keys[0]}: {code}" + "}", needs
+    return (f"[{code}]" if fact.kind == LIST else f"({code},)"), needs
 
 
 def _key(fact: ValueFact, jax: str) -> str:
@@ -435,23 +453,39 @@ class ComputedValuesPass(EditPass):
             built = constructor(fact, spelling) if fact is not None else None
             if built is None:
                 continue
-            code, needs = built
-            try:
-                replacement = fit(found.parents.get(id(node)), cst.parse_expression(code))
-            except cst.ParserSyntaxError:
-                continue
-            missing = tuple(m for m in spelling.missing if m in needs)
-            freed = freed_lines(uses, node)
-            if freed:  # first, so a subset holding both makes the bigger cut
-                edit = ValueEdit(node, replacement, tuple((line, REMOVE) for line in freed), needs=missing)
-                if _size(self.apply(module, [edit])) < size:  # type: ignore[arg-type]
-                    edits.append(edit)
-            if Size.of(code) < Size.of(module.code_for_node(node).strip()):
-                edits.append(ValueEdit(node, replacement, needs=missing))
+            offered = self._replacements(module, size, uses, node, found.parents.get(id(node)), spelling, *built)
+            thin = thinned(fact, spelling) if not offered else None  # type: ignore[arg-type]
+            if thin is not None:
+                # Too big to build exactly (a Flax model's parameters): its first entry, itself emptied, which
+                # a failure about the structure may need no more of (Optax's update over params that gained a
+                # key); only where it frees what computed it (`x.shape` -> `(0,)` alone: a test for little).
+                offered = self._replacements(module, size, uses, node, found.parents.get(id(node)), spelling,
+                                             *thin, alone=False)
+            edits.extend(offered)
         for loop in found.loops:
             edit = _one_pass(loop, nodes, facts, spelling, uses)
             if edit is not None and _size(self.apply(module, [edit])) < size:  # type: ignore[arg-type]
                 edits.append(edit)
+        return edits
+
+    def _replacements(self, module: cst.Module, size: Size, uses: _Uses, node: cst.BaseExpression,
+                      parent: cst.CSTNode | None, spelling: Spelling, code: str, needs: frozenset[str],
+                      alone: bool = True) -> list[Edit]:
+        """``node`` replaced by ``code``: with the statements that only fed it gone, when that is smaller than
+        the program, and (if ``alone``) by itself, when ``code`` is smaller than ``node``."""
+        try:
+            replacement = fit(parent, cst.parse_expression(code))
+        except cst.ParserSyntaxError:
+            return []
+        missing = tuple(m for m in spelling.missing if m in needs)
+        edits: list[Edit] = []
+        freed = freed_lines(uses, node)
+        if freed:  # first, so a subset holding both makes the bigger cut
+            edit = ValueEdit(node, replacement, tuple((line, REMOVE) for line in freed), needs=missing)
+            if _size(self.apply(module, [edit])) < size:  # type: ignore[arg-type]
+                edits.append(edit)
+        if alone and Size.of(code) < Size.of(module.code_for_node(node).strip()):
+            edits.append(ValueEdit(node, replacement, needs=missing))
         return edits
 
     def apply(self, module: cst.Module, edits: Sequence[Edit]) -> cst.Module | None:
