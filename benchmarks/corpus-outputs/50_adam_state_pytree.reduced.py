@@ -3,5 +3,4 @@
 # signature: ValueError: pytree structure error: different numbers of pytree children at key path @ jax._src.tree_util.tree_map [jax.tree_util.tree_map()]
 # options: signature='template' match=None timeout=None interesting=None passes='default' memory_mb=default(5888) sandbox=True allow_write=[] flaky=None
 import jax
-x = {}
-jax.tree_util.tree_map(lambda *_: 1.0, {"mu": x, "nu": x}, {'dec1': 0.0})
+jax.tree_util.tree_map(lambda *_: 1.0, {'count': 0}, {'dec2': 0.0, 'enc1': 0.0})
