@@ -103,11 +103,12 @@ class Failure:
 def failure_of(exc: BaseException, program_file: str = "", site: SiteRule = site_in_library) -> Failure:
     """``exc`` (with the traceback it holds now) as a :class:`Failure` raised by ``program_file``."""
     tbs = entries(exc.__traceback__)
-    module, function = site([frame_of(tb) for tb in tbs], program_file)
+    frames = [frame_of(tb) for tb in tbs]
+    module, function = site(frames, program_file)
     facts = safe_facts_of(exc, program_file)
     lines = tuple(tb.tb_lineno for tb in tbs if program_file and tb.tb_frame.f_code.co_filename == program_file)
     return Failure(public_type_name(type(exc)), message_of(exc), module, function, facts.primitive,
-                   facts.function, facts.operands, lines, entry_of([frame_of(tb) for tb in tbs], program_file))
+                   facts.function, facts.operands, lines, entry_of(frames, program_file))
 
 
 # Frames that are neither the program's nor what it called: jax-reduce's own (the runner, a capture's envelope).
