@@ -125,12 +125,18 @@ def library_of(module: str) -> str:
     """The installed library ``module`` belongs to ("flax" for "flax.linen.linear"), or "" for JAX, NumPy, the
     standard library, the program and its own modules beside it (no installed distribution provides them)."""
     top = module.partition(".")[0]
-    return top if top and top not in NEVER_LOCAL and _installed(top) else ""
+    return top if top and top not in NEVER_LOCAL and distributions(top) else ""
+
+
+def distributions(top: str) -> list[str]:
+    """The installed distributions that provide the top-level package ``top`` (none for a local module)."""
+    return _packages().get(top, [])
 
 
 @functools.cache
-def _installed(top: str) -> bool:
-    return top in importlib.metadata.packages_distributions()
+def _packages() -> dict[str, list[str]]:
+    # Read once per process: it scans every installed distribution's files.
+    return dict(importlib.metadata.packages_distributions())
 
 
 def entered_through(outcome: Outcome) -> str:
@@ -195,8 +201,8 @@ class Signature:
         """Whether ``candidate`` enters the failing call through the library the original did, if it did
         (not compared with ``pure_jax``). The library, not the module: a reduction may call Flax's Dense
         where the program called its own module built on it."""
-        library = entered_through(original)
-        return self.pure_jax or not library or entered_through(candidate) == library
+        library = self.keeps_library(original)
+        return not library or entered_through(candidate) == library
 
     def keeps_library(self, original: Outcome) -> str:
         """The library every accepted program must enter the failure through ("" when none must)."""

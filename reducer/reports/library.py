@@ -14,7 +14,7 @@ import functools
 import importlib.metadata
 
 from reducer.execution.outcome import Kind, Outcome
-from reducer.judging.signature import entered_through, library_of
+from reducer.judging.signature import distributions, entered_through, library_of
 from reducer.search.lowering import libraries
 
 JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
@@ -81,7 +81,7 @@ def issue_tracker(package: str) -> str:
     ``Project-URL`` named for issues or bugs, else its GitHub repository's /issues, else its home page; ""
     when it names none."""
     urls: list[str] = []
-    for distribution in importlib.metadata.packages_distributions().get(package, []):
+    for distribution in distributions(package):
         try:
             metadata = importlib.metadata.metadata(distribution)
         except importlib.metadata.PackageNotFoundError:
