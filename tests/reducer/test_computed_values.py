@@ -201,10 +201,11 @@ def test_the_pass_offers_constructors_and_cuts_what_fed_them(pool):
     ''')
 
 
-def test_a_container_too_big_to_build_becomes_its_first_entry_with_what_computed_it(pool):
+def test_a_container_too_big_to_build_becomes_its_entries_emptied_with_what_computed_it(pool):
     """A model's parameters built in a loop: their exact constructor is bigger than the class that computes
-    them, so their first entry, emptied, stands in, taking the class with it (a structure mismatch may need no
-    more); where nothing is freed (`params` in print: params is still read) nothing of the kind is offered."""
+    them, so their first entry, emptied, stands in, and then every entry emptied, taking the class with it (a
+    structure mismatch may need no more, or as many keys); where nothing is freed (`params` in print: params
+    is still read) nothing of the kind is offered."""
     module = cst.parse_module(textwrap.dedent('''\
         import jax.numpy as jnp
 
@@ -220,10 +221,14 @@ def test_a_container_too_big_to_build_becomes_its_first_entry_with_what_computed
     empty = cst.Module([])
     described = [(module.code_for_node(e.node), empty.code_for_node(e.replacement),
                   [module.code_for_node(n).strip().split("\n")[0] for n, _ in e.extra]) for e in edits]
+    every = "{" + ", ".join(f"'layer{i}': {{}}" for i in range(6)) + "}"
     assert described == [("Model().init()", "{'layer0': {}}", ["class Model:"]),
+                         ("Model().init()", every, ["class Model:"]),
                          ("len(params)", "6", [])]
     assert pass_.apply(module, edits[:1]).code == (
         "import jax.numpy as jnp\n\nparams = {'layer0': {}}\nprint(len(params), params)\n")
+    assert pass_.apply(module, edits[1:2]).code == (
+        f"import jax.numpy as jnp\n\nparams = {every}\nprint(len(params), params)\n")
 
 
 def test_a_replacement_imports_what_it_names():

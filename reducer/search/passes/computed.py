@@ -242,29 +242,37 @@ def constructor(fact: ValueFact, spelling: Spelling) -> tuple[str, frozenset[str
             return None
         codes = [code for code, _ in parts]  # type: ignore[misc]
         needs = frozenset().union(*(n for _, n in parts)) if parts else frozenset()  # type: ignore[misc]
-        if fact.kind == DICT:
-            return "{" + ", ".join(f"{k}: {v}" for k, v in zip(fact.keys, codes)) + "}", needs
-        if fact.kind == LIST:
-            return "[" + ", ".join(codes) + "]", needs
-        return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")", needs
+        return _container(fact, codes, needs)
     return None
 
 
-def thinned(fact: ValueFact, spelling: Spelling) -> tuple[str, frozenset[str]] | None:
-    """A container of ``fact``'s kind holding its first entry only, that entry an empty container of its own
-    kind if it is one (`{"params": {}}` for a model's parameters), else its constructor; None for other kinds
-    and empty containers. Not empty itself: JAX names the keys of a pytree mismatch, and an empty dict changes
-    that message."""
+def thinned(fact: ValueFact, spelling: Spelling) -> list[tuple[str, frozenset[str]]]:
+    """Containers of ``fact``'s kind that are smaller than it and keep its shape at the top: its first entry
+    alone, then (where it has several) every entry; each entry an empty container of its own kind if it is
+    one (`{"params": {}}` for a model's parameters), else its constructor; none for other kinds and empty
+    containers. Never empty: JAX names the keys of a pytree mismatch, and an empty dict changes that message;
+    every entry, for a mismatch in how many there are (Optax's update over params that gained a key)."""
     if fact.kind not in _EMPTY or not fact.items:
-        return None
-    first = fact.items[0]
-    inner = (_EMPTY[first.kind], frozenset()) if first.kind in _EMPTY else constructor(first, spelling)
-    if inner is None:
-        return None
-    code, needs = inner
+        return []
+    entries = []
+    for item in fact.items:  # at most values.MAX_ITEMS
+        entry = (_EMPTY[item.kind], frozenset()) if item.kind in _EMPTY else constructor(item, spelling)
+        if entry is None:
+            break
+        entries.append(entry)
+    variants = [entries[:1]] if entries else []
+    if 1 < len(entries) == len(fact.items):
+        variants.append(entries)
+    return [_container(fact, [code for code, _ in variant], frozenset().union(*(n for _, n in variant)))
+            for variant in variants]
+
+
+def _container(fact: ValueFact, codes: list[str], needs: frozenset[str]) -> tuple[str, frozenset[str]]:
     if fact.kind == DICT:
-        return "{" + f"{fact.keys[0]}: {code}" + "}", needs
-    return (f"[{code}]" if fact.kind == LIST else f"({code},)"), needs
+        return "{" + ", ".join(f"{k}: {v}" for k, v in zip(fact.keys, codes)) + "}", needs
+    if fact.kind == LIST:
+        return "[" + ", ".join(codes) + "]", needs
+    return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")", needs
 
 
 def _key(fact: ValueFact, jax: str) -> str:
@@ -454,13 +462,12 @@ class ComputedValuesPass(EditPass):
             if built is None:
                 continue
             offered = self._replacements(module, size, uses, node, found.parents.get(id(node)), spelling, *built)
-            thin = thinned(fact, spelling) if not offered else None  # type: ignore[arg-type]
-            if thin is not None:
-                # Too big to build exactly (a Flax model's parameters): its first entry, itself emptied, which
+            for thin in ([] if offered else thinned(fact, spelling)):  # type: ignore[arg-type]
+                # Too big to build exactly (a Flax model's parameters): its entries, themselves emptied, which
                 # a failure about the structure may need no more of (Optax's update over params that gained a
                 # key); only where it frees what computed it (`x.shape` -> `(0,)` alone: a test for little).
-                offered = self._replacements(module, size, uses, node, found.parents.get(id(node)), spelling,
-                                             *thin, alone=False)
+                offered += self._replacements(module, size, uses, node, found.parents.get(id(node)), spelling,
+                                              *thin, alone=False)
             edits.extend(offered)
         for loop in found.loops:
             edit = _one_pass(loop, nodes, facts, spelling, uses)
