@@ -21,7 +21,7 @@ import libcst as cst
 
 from reducer.execution.fresh import Executor, FreshExecutor, Prepared
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
-from reducer.execution.environment import cpu_devices, imports_jax_first, prelude
+from reducer.execution.environment import cpu_devices, preloadable, prelude
 from reducer.execution.pool import PoolExecutor, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.judging.checks import INITIAL_TIMEOUT, InputError, Pending, derive_timeout, run_once
@@ -261,27 +261,41 @@ class Decided:
                                   as_user if as_user is not None else self.as_user)
 
 
+MAX_PREPARATIONS = 3  # times a confirmation's interpreters start, as the kept programs' first import changes
+
+
 class _Confirmation:
     """The final confirmation's executors (fresh, as the user). Once the search keeps a program that could run
-    in a prepared interpreter (:func:`~reducer.execution.environment.imports_jax_first`: a result usually
-    keeps the imports it starts with), their interpreters start (:class:`~reducer.execution.fresh.Prepared`:
-    at the lowest priority, importing jax while the search goes on); ended on exit if unused."""
+    in a prepared interpreter (:func:`~reducer.execution.environment.preloadable`: a result usually keeps the
+    import it starts with), their interpreters start (:class:`~reducer.execution.fresh.Prepared`: importing
+    jax or the library imported first, at the lowest priority, while the search goes on), and again when that
+    import changes (heavy 07's result starts with `import optax`); ended on exit if unused."""
 
     def __init__(self, decided: Decided):
+        self._fresh, self._as_user = decided.fresh, decided.as_user
         self.fresh: Executor = decided.fresh
         self.as_user: Executor | None = decided.as_user
+        self._package, self._starts = "", 0  # what the interpreters started last import, and how often
 
     def consider(self, kept: str) -> None:
-        """Start the interpreters if ``kept``, the search's newest program, could use them (once)."""
-        if isinstance(self.fresh, FreshExecutor) and imports_jax_first(kept):
-            self.fresh = self.fresh.prepare()
-            if isinstance(self.as_user, FreshExecutor):
-                self.as_user = self.as_user.prepare()
+        """Start the interpreters if ``kept``, the search's newest program, could use them and those before not."""
+        package = preloadable(kept)
+        if not isinstance(self._fresh, FreshExecutor) or not package or package == self._package \
+                or self._starts == MAX_PREPARATIONS:
+            return
+        self._close()
+        self._package, self._starts = package, self._starts + 1
+        self.fresh = self._fresh.prepare(package)
+        if isinstance(self._as_user, FreshExecutor):
+            self.as_user = self._as_user.prepare(package)
 
     def __enter__(self) -> _Confirmation:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self._close()
+
+    def _close(self) -> None:
         for executor in (self.fresh, self.as_user):
             if isinstance(executor, Prepared):
                 executor.close()

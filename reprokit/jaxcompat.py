@@ -252,16 +252,6 @@ def is_reraise_frame(frame: types.FrameType) -> bool:
 _phases: dict[str, float] | None = None
 
 
-def import_jax() -> bool:
-    """Import jax now, for a program that will (a prepared interpreter, reducer.execution.fresh.Prepared);
-    whether it could be imported."""
-    try:
-        importlib.import_module("jax")
-    except BaseException:  # noqa: BLE001 - whatever stops the import, the program's own import meets it too
-        return False
-    return True
-
-
 def phase_clock() -> dict[str, float] | None:
     """Seconds this process spent in each of :data:`PHASE_EVENTS`' phases since the caller last cleared the
     returned dict (a listener on jax.monitoring, registered on the first call, adds to it; a process forked

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
+import importlib.metadata
 import importlib.util
 import sys
 from collections.abc import Iterator
@@ -16,10 +18,30 @@ from pathlib import Path
 
 from reprokit import pysource
 
-__all__ = ["NEVER_LOCAL", "Finder", "local_module_files"]
+__all__ = ["NEVER_LOCAL", "Finder", "distributions", "library_of", "local_module_files"]
 
 # Never local, even if a file of that name sits beside the program (the brief of issue 16, item 6).
 NEVER_LOCAL = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names) | {"jax", "jaxlib", "numpy"}
+
+
+def library_of(module: str) -> str:
+    """The installed library ``module`` belongs to ("flax" for "flax.linen.linear"), or "" for JAX, NumPy, the
+    standard library, the program and its own modules beside it (no installed distribution provides them)."""
+    top = module.partition(".")[0]
+    return top if top and top not in NEVER_LOCAL and distributions(top) else ""
+
+
+def distributions(top: str) -> list[str]:
+    """The installed distributions that provide the top-level package ``top`` (none for a local module)."""
+    return _packages().get(top, [])
+
+
+@functools.cache
+def _packages() -> dict[str, list[str]]:
+    # Read once per process: it scans every installed distribution's files.
+    return dict(importlib.metadata.packages_distributions())
+
+
 # Beyond this many files, what sits beside the program is a library checkout, not the program's own code.
 MAX_FILES = 1000
 

@@ -26,6 +26,7 @@ import tokenize
 from collections.abc import Iterator
 
 from reprokit import pysource
+from reprokit.localmodules import library_of
 
 ENVIRONMENT_NAMES = frozenset({"environ", "environb", "putenv", "unsetenv"})
 _ENVIRONMENT_WORD = re.compile(r"\b(?:" + "|".join(sorted(ENVIRONMENT_NAMES)) + r")\b")
@@ -141,27 +142,45 @@ def routing_head(source: str) -> str:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def imports_jax_first(source: str) -> bool:
-    """Whether ``source`` imports jax before it does anything but import standard-library modules and numpy
-    (after a docstring and ``__future__`` imports): ``import jax``, ``import functools, jax.numpy as jnp``,
-    ``from jax import lax``. In an interpreter that imported jax before such a program started, it runs
-    exactly as in one that had not: nothing it does before its own import of jax could have changed what
-    that import did (jax imports numpy itself)."""
+def preloadable(source: str) -> str:
+    """The top-level package an interpreter may import before ``source`` runs (see fresh.Prepared), or "":
+    that of the first module it imports other than NumPy's and the standard library's, where it does nothing
+    before but import those (after a docstring and ``__future__`` imports), and only if it is jax or an
+    installed library such as flax or optax (not one of the program's own modules). Imported in advance, it
+    leaves the program as its own import would have: nothing the program did before could have changed what
+    that import did (jax and those libraries import numpy themselves), and importing ``flax.linen`` imports
+    ``flax`` first. ``import functools, jax.numpy as jnp``, ``from jax import lax``: "jax"; ``import optax``:
+    "optax"."""
     try:
         tree = pysource.parse(source)
     except SyntaxError:
-        return False
+        return ""
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             continue
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is tree.body[0]:
             continue
-        if not _imports_only_safe_modules(node):
-            return False
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [getattr(node, "module", "")]
-        if any(_is_jax(name) for name in names):
-            return True
-    return False
+        names = _imported(node)
+        if names is None:
+            return ""
+        top = next((n.split(".")[0] for n in names if not _safe_module(n)), "")
+        if top:
+            return top if top == "jax" or library_of(top) else ""
+    return ""
+
+
+def _imported(node: ast.stmt) -> list[str] | None:
+    """The modules an absolute import statement imports, in order; None for any other statement."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module]
+    return None
+
+
+def _safe_module(name: str) -> bool:
+    top = name.split(".")[0]
+    return top == "numpy" or top in sys.stdlib_module_names
 
 
 def _is_jax(module: str) -> bool:
@@ -199,13 +218,8 @@ def _harmless(node: ast.stmt) -> bool:
 
 def _imports_only_safe_modules(node: ast.stmt) -> bool:
     """An import of jax, numpy or standard-library modules only (importing them starts no backend)."""
-    if isinstance(node, ast.Import):
-        names = [alias.name for alias in node.names]
-    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-        names = [node.module]
-    else:
-        return False
-    return all(n.split(".")[0] in ("jax", "numpy") or n.split(".")[0] in sys.stdlib_module_names for n in names)
+    names = _imported(node)
+    return names is not None and all(_is_jax(n) or _safe_module(n) for n in names)
 
 
 def _device_count_update(node: ast.stmt) -> int | None:

@@ -20,7 +20,7 @@ from typing import IO, Protocol
 
 from reducer.execution import platform, proctree
 from reducer.execution.outcome import Kind, Outcome
-from reducer.execution.environment import imports_jax_first
+from reducer.execution.environment import preloadable
 from reducer.execution.runner import (
     PARENT_ENV, PREPARED_UNUSABLE, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report,
 )
@@ -29,9 +29,10 @@ from reducer.execution.sandbox import Sandbox, SandboxError, memory_outcome
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
 CANDIDATE_FILENAME = "candidate.py"
-# `python -c` code that runs `runner.ENTRY(prepared=...)` (ENTRY: main, or main_as_user for a run as the user's).
+# `python -c` code that runs `runner.ENTRY(prepared=...)` (ENTRY: main, or main_as_user for a run as the user's;
+# prepared: the package a prepared interpreter imports before its program is written, or "").
 _BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
-              "sys.path.pop(0); runner.{entry}(prepared={prepared})")
+              "sys.path.pop(0); runner.{entry}(prepared={prepared!r})")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
@@ -169,12 +170,12 @@ class FreshExecutor:
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         (workdir / (self.filename or CANDIDATE_FILENAME)).write_text(source)
         with open(workdir / ".stderr", "wb") as err:
-            proc = self._start(workdir, err, prepared=False)
+            proc = self._start(workdir, err)
             return self._finish(workdir, proc, time.perf_counter(), timeout, cancel)
 
-    def _start(self, workdir: Path, err: IO[bytes], prepared: bool) -> subprocess.Popen[bytes]:
+    def _start(self, workdir: Path, err: IO[bytes], prepared: str = "") -> subprocess.Popen[bytes]:
         """Start the interpreter for a run in ``workdir`` (its program is written there before it is read:
-        before this call, or for a ``prepared`` one before :meth:`_finish` says go)."""
+        before this call, or for one ``prepared`` with a package imported before :meth:`_finish` says go)."""
         program, result = workdir / (self.filename or CANDIDATE_FILENAME), workdir / ".report.json"
         bootstrap = _BOOTSTRAP.format(entry="main_as_user" if self.as_user else "main", prepared=prepared)
         if self.as_user:
@@ -226,9 +227,9 @@ class FreshExecutor:
         return finished_outcome(proc.returncode, read_report(str(workdir / ".report.json")),
                                 read_tail(workdir / ".stderr"), seconds, exits_with_error=self.as_user)
 
-    def prepare(self) -> Prepared:
-        """This executor's next run, started now (see :class:`Prepared`)."""
-        return Prepared(self)
+    def prepare(self, package: str = "jax") -> Prepared:
+        """This executor's next run, started now, importing ``package`` (see :class:`Prepared`)."""
+        return Prepared(self, package)
 
     def close(self) -> None:
         pass
@@ -236,19 +237,21 @@ class FreshExecutor:
 
 class Prepared:
     """The next run of a :class:`FreshExecutor`, its interpreter started before the program is known: meanwhile
-    it imports jax on CPU time nothing else wants (the lowest priority), so a program whose first act is
-    importing jax (:func:`imports_jax_first`: in that interpreter it runs exactly as in a new one) pays no
-    interpreter start or import when it runs (the final confirmation of a reduced program: about 0.5 s). A run
-    of any other program, every run after the first, a run whose interpreter could not import jax, and one
-    that timed out (a busy machine may starve a process of the lowest priority) go to the executor as usual.
-    :meth:`close` ends an interpreter that was never used."""
+    it imports a package (jax, or a library such as optax) on CPU time nothing else wants (the lowest
+    priority), so a program whose first act is importing that package (:func:`preloadable`: in that
+    interpreter it runs exactly as in a new one) pays no interpreter start or import when it runs (the final
+    confirmation of a reduced program: about 0.5 s with jax, 1.5 s with optax). A run of any other program,
+    every run after the first, a run whose interpreter could not import the package, and one that timed out (a
+    busy machine may starve a process of the lowest priority) go to the executor as usual. :meth:`close` ends
+    an interpreter that was never used."""
 
-    def __init__(self, executor: FreshExecutor):
+    def __init__(self, executor: FreshExecutor, package: str = "jax"):
         self.executor = executor
+        self.package = package
         self._workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
         self._err = open(self._workdir / ".stderr", "wb")
         try:
-            self._proc: subprocess.Popen[bytes] | None = executor._start(self._workdir, self._err, prepared=True)
+            self._proc: subprocess.Popen[bytes] | None = executor._start(self._workdir, self._err, prepared=package)
         except BaseException:
             self.close()
             raise
@@ -265,7 +268,7 @@ class Prepared:
 
     def _run_prepared(self, proc: subprocess.Popen[bytes], source: str, timeout: float,
                       cancel: threading.Event) -> Outcome | None:
-        if not imports_jax_first(source) or proc.poll() is not None:
+        if preloadable(source) != self.package or proc.poll() is not None:
             kill_group(proc)
             return None
         (self._workdir / (self.executor.filename or CANDIDATE_FILENAME)).write_text(source)
@@ -274,7 +277,7 @@ class Prepared:
             assert proc.stdin is not None
             proc.stdin.write(b"go\n")
             proc.stdin.close()
-        except OSError:  # it exited meanwhile (it could not import jax)
+        except OSError:  # it exited meanwhile (it could not import the package)
             pass
         outcome = self.executor._finish(self._workdir, proc, start, timeout, cancel)
         unusable = outcome.kind is Kind.CRASH and outcome.exit_code == PREPARED_UNUSABLE

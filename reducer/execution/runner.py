@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import atexit
+import importlib
 import os
 import sys
 import time
@@ -176,24 +177,26 @@ def _contain(sandbox: Sandbox, result: str) -> None:
     sandbox.enter(os.getcwd())
 
 
-PREPARED_UNUSABLE = 87  # the exit status of a prepared interpreter that could not import jax
+PREPARED_UNUSABLE = 87  # the exit status of a prepared interpreter that could not import its package
 
 
-def await_program() -> None:
+def await_program(package: str) -> None:
     """In a prepared interpreter (``fresh.Prepared``), started before its program was written and running at
-    the lowest priority (it must not slow down the search it overlaps): import jax now, then wait for the
-    reducer's word on stdin that the program is in place. Exit if the reducer hangs up instead, or with
-    :data:`PREPARED_UNUSABLE` if jax cannot be imported (the program then runs in an interpreter of its own,
-    where its import fails as it would for the user)."""
-    if not jaxcompat.import_jax():
+    the lowest priority (it must not slow down the search it overlaps): import ``package`` now, then wait for
+    the reducer's word on stdin that the program is in place. Exit if the reducer hangs up instead, or with
+    :data:`PREPARED_UNUSABLE` if the package cannot be imported (the program then runs in an interpreter of its
+    own, where its import fails as it would for the user)."""
+    try:
+        importlib.import_module(package)
+    except BaseException:  # noqa: BLE001 - whatever stops the import, the program's own import meets it too
         os._exit(PREPARED_UNUSABLE)
     if not sys.stdin.readline():
         os._exit(0)
 
 
-def main(argv: list[str] | None = None, prepared: bool = False) -> None:
+def main(argv: list[str] | None = None, prepared: str = "") -> None:
     """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``;
-    ``prepared``: see :func:`await_program`."""
+    ``prepared``: the package to import before the program is in place (see :func:`await_program`)."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
     if prepared:
@@ -202,7 +205,7 @@ def main(argv: list[str] | None = None, prepared: bool = False) -> None:
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
     if prepared:
-        await_program()
+        await_program(prepared)
     with open(program) as f:
         source = f.read()
     check = None
@@ -217,13 +220,13 @@ def main(argv: list[str] | None = None, prepared: bool = False) -> None:
     os._exit(0)
 
 
-def main_as_user(argv: list[str] | None = None, prepared: bool = False) -> None:
+def main_as_user(argv: list[str] | None = None, prepared: str = "") -> None:
     """Entry point of the final confirmation: ``runner PROGRAM REPORT [EXTRA_SYS_PATH]``.
 
     Runs the program as ``python PROGRAM`` would (the user's environment, JAX's default traceback filtering,
     then the interpreter's normal exit with its atexit hooks and thread joins), recording how it ended
     before Python prints the traceback. The caller's timeout decides whether it also exited promptly.
-    ``prepared``: see :func:`await_program`.
+    ``prepared``: the package to import before the program is in place (see :func:`await_program`).
     """
     import runpy
 
@@ -237,7 +240,7 @@ def main_as_user(argv: list[str] | None = None, prepared: bool = False) -> None:
     if len(args) > 2 and args[2]:
         sys.path.insert(1, args[2])  # after the script's own directory, as for `python prog.py`
     if prepared:
-        await_program()
+        await_program(prepared)
     sys.argv = [program]
     start = time.perf_counter()
     try:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
-import importlib.metadata
 import re
 
 from reducer.execution.outcome import Kind, Outcome, first_line
 from reprokit import jaxcompat
 from reprokit.facts import operand_kind
-from reprokit.localmodules import NEVER_LOCAL
+from reprokit.localmodules import library_of
 
 
 # --- message templates -------------------------------------------------------------------------------
@@ -119,24 +117,6 @@ def crash_site(stderr: str) -> str:
         if found:
             return found.group(1)
     return ""
-
-
-def library_of(module: str) -> str:
-    """The installed library ``module`` belongs to ("flax" for "flax.linen.linear"), or "" for JAX, NumPy, the
-    standard library, the program and its own modules beside it (no installed distribution provides them)."""
-    top = module.partition(".")[0]
-    return top if top and top not in NEVER_LOCAL and distributions(top) else ""
-
-
-def distributions(top: str) -> list[str]:
-    """The installed distributions that provide the top-level package ``top`` (none for a local module)."""
-    return _packages().get(top, [])
-
-
-@functools.cache
-def _packages() -> dict[str, list[str]]:
-    # Read once per process: it scans every installed distribution's files.
-    return dict(importlib.metadata.packages_distributions())
 
 
 def entered_through(outcome: Outcome) -> str:

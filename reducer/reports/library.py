@@ -14,7 +14,8 @@ import functools
 import importlib.metadata
 
 from reducer.execution.outcome import Kind, Outcome
-from reducer.judging.signature import distributions, entered_through, library_of
+from reducer.judging.signature import entered_through
+from reprokit.localmodules import distributions, library_of
 from reducer.search.lowering import libraries
 
 JAX_ISSUES = "https://github.com/jax-ml/jax/issues"

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from reducer.execution import proctree
-from reducer.execution.environment import imports_jax_first
+from reducer.execution.environment import preloadable
 from reducer.execution.fresh import FreshExecutor, Prepared
 from reducer.execution.outcome import Kind
 from reducer.judging.checks import confirm, ends_alike
@@ -150,12 +150,40 @@ def test_an_unused_prepared_interpreter_is_gone_when_closed(tmp_path):
     assert proc.poll() is not None and not prepared._workdir.exists()
 
 
-@pytest.mark.parametrize("source,first", [
-    ("import jax\n", True), ('"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\n', True),
-    ("from jax import lax\n", True), ("import numpy as np\nimport functools, os\nimport jax\n", True),
-    ("import jaxlib\n", False), ("import os\nos.environ['JAX_ENABLE_X64'] = '1'\nimport jax\n", False),
-    ("x = 1\nimport jax\n", False), ("from . import jax\n", False), ("import flax\nimport jax\n", False),
-    ("import os\n", False), ("", False),
+@pytest.mark.parametrize("source,package", [
+    ("import jax\n", "jax"), ('"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\n', "jax"),
+    ("from jax import lax\n", "jax"), ("import numpy as np\nimport functools, os\nimport jax\n", "jax"),
+    ("import jaxlib\n", ""), ("import os\nos.environ['JAX_ENABLE_X64'] = '1'\nimport jax\n", ""),
+    ("x = 1\nimport jax\n", ""), ("from . import jax\n", ""), ("import os\n", ""), ("", ""),
+    # An installed library's import, first, is one too (by its top-level package); a module of the
+    # program's own beside it is not (it is no installed distribution's).
+    ("import flax\nimport jax\n", "flax"), ("import numpy as np\nimport flax.linen as nn\n", "flax"),
+    ("from optax import adam\n", "optax"), ("import optax, jax\n", "optax"), ("import mymodel\nimport jax\n", ""),
 ])
-def test_imports_jax_first(source, first):
-    assert imports_jax_first(source) is first
+def test_preloadable(source, package):
+    assert preloadable(source) == package
+
+
+def test_a_prepared_interpreter_imports_the_library_its_program_imports_first(tmp_path, monkeypatch):
+    """A reduced program that keeps its Optax call starts with `import optax`: an interpreter that imported
+    optax in advance runs it as a new one would, and one that imported jax leaves it to a new one."""
+    source = "import optax\nimport jax.numpy as jnp\noptax.softmax_cross_entropy(jnp.ones((2, 3)), jnp.ones((4, 5)))\n"
+    executor = FreshExecutor(sys_path=str(tmp_path))
+    expected = executor.run(source, 60, threading.Event())
+    assert (expected.exc_type, expected.entry.split(".")[0]) == ("TypeError", "optax")
+    new_interpreters = []  # the runs that went to a new interpreter instead of the prepared one
+    run = FreshExecutor.run
+    monkeypatch.setattr(FreshExecutor, "run", lambda self, *args: new_interpreters.append(1) or run(self, *args))
+    by_optax = executor.prepare("optax")
+    assert by_optax.package == "optax" and _imported_jax(by_optax)  # (optax imports jax)
+    seen = by_optax.run(source, 60, threading.Event())
+    assert new_interpreters == [] and seen.fresh and Criterion(Signature()).same(expected, seen)
+    assert by_optax._proc is None and not by_optax._workdir.exists()
+    by_jax = executor.prepare("jax")
+    try:
+        assert _imported_jax(by_jax)
+        proc = by_jax._proc
+        seen = by_jax.run(source, 60, threading.Event())
+        assert new_interpreters == [1] and Criterion(Signature()).same(expected, seen) and proc.poll() is not None
+    finally:
+        by_jax.close()

@@ -18,7 +18,8 @@ from reducer.api import reduce
 from reducer.cli import parse_args
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Kind, Outcome
-from reducer.judging.signature import Signature, library_of
+from reducer.judging.signature import Signature
+from reprokit.localmodules import library_of
 from reducer.options import Options
 from reducer.program.provenance import header_of
 from reducer.reports.issue import write_issue
