@@ -1,4 +1,5 @@
-"""Which of a program's imports are its own local modules (files and packages beside it), read statically.
+"""Which of a program's imports are its own local modules (files and packages beside it), read statically,
+and which belong to an installed library (``library_of``).
 
 Shared by the reducer (merging local modules into the program, reducer/program/merge/) and the tracker (copying a
 program that died of a fatal signal, with its local modules, where no Python code ran to list them).

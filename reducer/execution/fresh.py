@@ -240,7 +240,7 @@ class Prepared:
     it imports a package (jax, or a library such as optax) on CPU time nothing else wants (the lowest
     priority), so a program whose first act is importing that package (:func:`preloadable`: in that
     interpreter it runs exactly as in a new one) pays no interpreter start or import when it runs (the final
-    confirmation of a reduced program: about 0.5 s with jax, 1.5 s with optax). A run of any other program,
+    confirmation of a reduced program: about 0.5 s with jax, more with a library that imports more). A run of any other program,
     every run after the first, a run whose interpreter could not import the package, and one that timed out (a
     busy machine may starve a process of the lowest priority) go to the executor as usual. :meth:`close` ends
     an interpreter that was never used."""

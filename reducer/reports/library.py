@@ -15,8 +15,8 @@ import importlib.metadata
 
 from reducer.execution.outcome import Kind, Outcome
 from reducer.judging.signature import entered_through
-from reprokit.localmodules import distributions, library_of
 from reducer.search.lowering import libraries
+from reprokit.localmodules import distributions, library_of
 
 JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
 
