@@ -17,7 +17,7 @@ from typing import Any
 
 from reprokit import jaxcompat
 from reprokit.facts import safe_facts_of
-from reprokit.jaxcompat import TRACEBACK_UTIL
+from reprokit.jaxcompat import WRAPPER_MODULES
 
 PROGRAM_SITE = "<program>"  # a site in the program itself: its own names are not kept (reductions rename them)
 # Public homes of exception types that JAX defines in private modules, most specific first.
@@ -127,7 +127,7 @@ def entry_of(frames: list[Frame], program_file: str) -> str:
         return ""
     for module, _, _ in frames[inner + 1:]:
         top = module.partition(".")[0]
-        # JAX's api_boundary wraps libraries' entry points too (Flax's Module.init): it is no one's entry.
-        if top and top not in sys.stdlib_module_names and top not in _OWN_PACKAGES and module != TRACEBACK_UTIL:
+        # JAX's wrappers wrap libraries' entry points too (Flax's Module.init, Equinox's modules): no one's entry.
+        if top and top not in sys.stdlib_module_names and top not in _OWN_PACKAGES and module not in WRAPPER_MODULES:
             return module
     return ""

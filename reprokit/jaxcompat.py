@@ -24,6 +24,9 @@ from typing import Any
 INTERNAL = "jax._src"
 REPRO_MODULE = INTERNAL + ".repro"  # traceback_util imports it when it exists: the tracker's way in
 TRACEBACK_UTIL = INTERNAL + ".traceback_util"
+# JAX's wrappers that call a function handed to them: api_boundary's (Flax's Module.init goes through it), and
+# the name-stack scope's (Equinox's module methods do): a frame of these is no call's entry.
+WRAPPER_MODULES = frozenset({TRACEBACK_UTIL, INTERNAL + ".source_info_util"})
 CALLBACK_MODULE = INTERNAL + ".callback"  # home of pure_callback and io_callback
 PRNG_MODULE = INTERNAL + ".prng"  # PRNG implementations by name, for repros that pass one explicitly
 # Imported lazily by jax's first lowering (~30 ms in every forked runner otherwise); they start no threads.

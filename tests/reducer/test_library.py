@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -64,6 +65,9 @@ def frame(module: str, filename: str = "/site-packages/x.py") -> tuple[str, str,
     # JAX's api_boundary wraps Flax's Module.init: the wrapper is nobody's entry
     ([frame("__main__", PROGRAM), frame("jax._src.traceback_util"), frame("flax.linen.module"),
       frame("jax._src.lax.lax")], "flax.linen.module"),
+    # ... and JAX's name-stack scope wraps Equinox's module methods
+    ([frame("__main__", PROGRAM), frame("jax._src.source_info_util"), frame("equinox.nn._mlp"),
+      frame("jax._src.lax.lax")], "equinox.nn._mlp"),
     # the standard library in between (functools, contextlib) is skipped
     ([frame("__main__", PROGRAM), frame("functools"), frame("jax._src.pjit")], "jax._src.pjit"),
     # Flax called the program back, and the program's own call into JAX raised: JAX is its entry
@@ -88,6 +92,19 @@ def test_a_real_optax_failure_enters_through_optax():
             failure = failure_of(err, __file__)
     assert failure.entry.startswith("optax.")
     assert failure.site_module.startswith("jax.")
+
+
+def test_a_real_equinox_failure_enters_through_equinox():
+    """Equinox's module methods run inside JAX's name-stack scope: the entry is Equinox's MLP, not that scope
+    (it was, and Equinox failures were not kept in Equinox)."""
+    import equinox as eqx
+    model = eqx.nn.MLP(2, 1, 4, depth=1, key=jax.random.key(0))
+    with jaxcompat.traceback_filtering("off"):
+        try:
+            model(jnp.ones(3))
+        except TypeError as err:
+            failure = failure_of(err, __file__)
+    assert failure.entry == "equinox.nn._mlp" and failure.site_module.startswith("jax.")
 
 
 def test_a_library_is_an_installed_package_other_than_jax_numpy_and_the_standard_library():
@@ -186,3 +203,36 @@ def test_a_flax_program_keeps_its_flax_call_by_default_and_issue_md_says_so(tmp_
     assert section.startswith("Entered through flax (flax.linen.module), raised in jax; report it to flax: "
                               f"{issue_tracker('flax')}. The program still calls flax")
     assert "--pure-jax" in section
+
+
+# An MLP built for 8 features, given 9: Equinox's MLP calls its Linear layers, whose matmul JAX rejects.
+EQUINOX = """\
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+def predict(model, batch):
+    return [model(x) for x in batch]
+
+
+model = eqx.nn.MLP(8, 1, 16, depth=2, key=jax.random.key(0))
+batch = jnp.ones((4, 9))  # one feature too many
+print(predict(model, batch))
+"""
+
+
+@pytest.mark.e2e
+def test_an_equinox_failure_keeps_its_equinox_call(tmp_path):
+    program = tmp_path / "predict.py"
+    program.write_text(EQUINOX)
+    result = reduce(program, output=str(tmp_path / "out.py"), jobs=2)
+    assert program.read_text() == EQUINOX
+    assert body(result.source) == ("import equinox as eqx\nimport jax\nimport jax.numpy as jnp\n"
+                                   "y = eqx.nn.MLP(1, 0, 0, depth=0, key=jax.random.key(0))\n"
+                                   "[y(x) for x in jnp.ones((1, 2))]\n")
+    assert result.signature.endswith(", entered through equinox") and result.disagreements == 0
+    who = whose(result.original, result.source)
+    assert who is not None and (who.entered, who.raised, who.report_to, who.kept) == \
+        ("equinox", "jax", "equinox", True)
+    assert who.url == issue_tracker("equinox") and who.url.endswith("/issues")
