@@ -228,10 +228,13 @@ def test_an_equinox_failure_keeps_its_equinox_call(tmp_path):
     program.write_text(EQUINOX)
     result = reduce(program, output=str(tmp_path / "out.py"), jobs=2)
     assert program.read_text() == EQUINOX
-    assert body(result.source) == ("import equinox as eqx\nimport jax\nimport jax.numpy as jnp\n"
-                                   "y = eqx.nn.MLP(1, 0, 0, depth=0, key=jax.random.key(0))\n"
-                                   "[y(x) for x in jnp.ones((1, 2))]\n")
+    # (jax 0.10.2: `y = eqx.nn.MLP(1, 0, 0, depth=0, key=jax.random.key(0))`, `[y(x) for x in jnp.ones((1, 2))]`,
+    # 60 tokens; jax 0.12.0.1 inlines `y`: a result depends on the installed versions)
+    assert libraries(result.source) == ["equinox"] and "eqx.nn.MLP(1, 0, 0, depth=0," in result.source
+    assert result.tokens_after <= 60
     assert result.signature.endswith(", entered through equinox") and result.disagreements == 0
+    rerun = FreshExecutor().run(result.source, 120, threading.Event())
+    assert rerun.entry.startswith("equinox.nn.") and Signature().same(result.original, rerun)
     who = whose(result.original, result.source)
     assert who is not None and (who.entered, who.raised, who.report_to, who.kept) == \
         ("equinox", "jax", "equinox", True)
