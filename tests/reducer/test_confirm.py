@@ -187,3 +187,33 @@ def test_a_prepared_interpreter_imports_the_library_its_program_imports_first(tm
         assert new_interpreters == [1] and Criterion(Signature()).same(expected, seen) and proc.poll() is not None
     finally:
         by_jax.close()
+
+
+def test_the_confirmations_interpreters_follow_the_kept_programs_first_import(tmp_path):
+    """They start with the first kept program that imports jax or a library first, start again when a later
+    kept program starts with another package's import (a result keeping its Optax call), at most
+    MAX_PREPARATIONS times, and end with the confirmation."""
+    from types import SimpleNamespace
+
+    from reducer.api import MAX_PREPARATIONS, _Confirmation
+
+    fresh = FreshExecutor(sys_path=str(tmp_path))
+    as_user = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py")
+    with _Confirmation(SimpleNamespace(fresh=fresh, as_user=as_user)) as confirmation:
+        confirmation.consider("import os\nos.environ['X'] = '1'\nimport jax\n")  # acts first: none
+        assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
+        confirmation.consider("import jax\nx = 1\n")
+        first = [confirmation.fresh, confirmation.as_user]
+        assert [p.package for p in first] == ["jax", "jax"] and all(p._proc is not None for p in first)
+        confirmation.consider("import jax.numpy as jnp\n")  # the same package: the same interpreters
+        assert [confirmation.fresh, confirmation.as_user] == first
+        confirmation.consider("import optax\nimport jax\n")
+        assert [confirmation.fresh.package, confirmation.as_user.package] == ["optax", "optax"]
+        assert all(p._proc is None and not p._workdir.exists() for p in first)  # ended, unused
+        assert MAX_PREPARATIONS == 3
+        confirmation.consider("import flax\n")  # the third start
+        last = [confirmation.fresh, confirmation.as_user]
+        assert [p.package for p in last] == ["flax", "flax"]
+        confirmation.consider("import jax\n")  # a fourth would be one too many
+        assert [confirmation.fresh, confirmation.as_user] == last
+    assert all(p._proc is None and not p._workdir.exists() for p in last)
