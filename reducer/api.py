@@ -275,19 +275,19 @@ class _Confirmation:
         self._fresh, self._as_user = decided.fresh, decided.as_user
         self.fresh: Executor = decided.fresh
         self.as_user: Executor | None = decided.as_user
-        self._package, self._starts = "", 0  # what the interpreters started last import, and how often
+        self._preload, self._starts = None, 0  # what the interpreters started last do first, and how often
 
     def consider(self, kept: str) -> None:
         """Start the interpreters if ``kept``, the search's newest program, could use them and those before not."""
-        package = preloadable(kept)
-        if not isinstance(self._fresh, FreshExecutor) or not package or package == self._package \
+        preload = preloadable(kept)
+        if not isinstance(self._fresh, FreshExecutor) or preload is None or preload == self._preload \
                 or self._starts == MAX_PREPARATIONS:
             return
         self._close()
-        self._package, self._starts = package, self._starts + 1
-        self.fresh = self._fresh.prepare(package)
+        self._preload, self._starts = preload, self._starts + 1
+        self.fresh = self._fresh.prepare(preload)
         if isinstance(self._as_user, FreshExecutor):
-            self.as_user = self._as_user.prepare(package)
+            self.as_user = self._as_user.prepare(preload)
 
     def __enter__(self) -> _Confirmation:
         return self

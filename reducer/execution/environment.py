@@ -18,6 +18,7 @@ a fresh interpreter (1.2 s each instead of a warm run).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import os
 import re
@@ -142,31 +143,46 @@ def routing_head(source: str) -> str:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def preloadable(source: str) -> str:
-    """The top-level package an interpreter may import before ``source`` runs (see fresh.Prepared), or "":
-    that of the first module it imports other than NumPy's and the standard library's, where it does nothing
-    before but import those (after a docstring and ``__future__`` imports), and only if it is jax or an
-    installed library such as flax or optax (not one of the program's own modules). Imported in advance, it
-    leaves the program as its own import would have: nothing the program did before could have changed what
-    that import did (jax and those libraries import numpy themselves), and importing ``flax.linen`` imports
-    ``flax`` first. ``import functools, jax.numpy as jnp``, ``from jax import lax``: "jax"; ``import optax``:
-    "optax"."""
+@dataclasses.dataclass(frozen=True)
+class Preload:
+    """What an interpreter may do before a program runs in it (see fresh.Prepared): set the variables of the
+    program's environment prelude, then import a package."""
+
+    package: str
+    environ: tuple[tuple[str, str], ...] = ()
+
+
+def preloadable(source: str) -> Preload | None:
+    """What an interpreter may do before ``source`` runs, or None: import the top-level package of the first
+    module it imports other than NumPy's and the standard library's, where it does nothing before but import
+    those and set environment variables to constant strings (after a docstring and ``__future__`` imports),
+    having set those variables first, and only if the package is jax or an installed library such as flax or
+    optax (not one of the program's own modules). Done in advance, that leaves the program as its own
+    statements would have: nothing it did before could have changed what the import did (jax and those
+    libraries import numpy themselves, and read the variables as the program set them), and importing
+    ``flax.linen`` imports ``flax`` first. ``import functools, jax.numpy as jnp``, ``from jax import lax``:
+    jax; ``import optax``: optax; ``os.environ["XLA_FLAGS"] = "..."`` then ``import jax``: both."""
     try:
         tree = pysource.parse(source)
     except SyntaxError:
-        return ""
+        return None
+    environ: list[tuple[str, str]] = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             continue
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is tree.body[0]:
             continue
+        setting = _setting(node) if isinstance(node, ast.Assign) else None  # (setdefault reads the environment)
+        if setting:
+            environ.append(setting)  # type: ignore[arg-type]
+            continue
         names = _imported(node)
         if names is None:
-            return ""
+            return None
         top = next((n.split(".")[0] for n in names if not _safe_module(n)), "")
         if top:
-            return top if top == "jax" or library_of(top) else ""
-    return ""
+            return Preload(top, tuple(environ)) if top == "jax" or library_of(top) else None
+    return None
 
 
 def _imported(node: ast.stmt) -> list[str] | None:

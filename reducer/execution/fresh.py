@@ -20,7 +20,7 @@ from typing import IO, Protocol
 
 from reducer.execution import platform, proctree
 from reducer.execution.outcome import Kind, Outcome
-from reducer.execution.environment import preloadable
+from reducer.execution.environment import Preload, preloadable
 from reducer.execution.runner import (
     PARENT_ENV, PREPARED_UNUSABLE, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report,
 )
@@ -29,10 +29,11 @@ from reducer.execution.sandbox import Sandbox, SandboxError, memory_outcome
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the `reducer` package
 STDERR_TAIL_CHARS = 4000
 CANDIDATE_FILENAME = "candidate.py"
-# `python -c` code that runs `runner.ENTRY(prepared=...)` (ENTRY: main, or main_as_user for a run as the user's;
-# prepared: the package a prepared interpreter imports before its program is written, or "").
+# `python -c` code that runs `runner.ENTRY(prepared=..., environ=...)` (ENTRY: main, or main_as_user for a run as
+# the user's; prepared: the package a prepared interpreter imports before its program is written, or "";
+# environ: the variables it sets before).
 _BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
-              "sys.path.pop(0); runner.{entry}(prepared={prepared!r})")
+              "sys.path.pop(0); runner.{entry}(prepared={prepared!r}, environ={environ!r})")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
@@ -173,11 +174,13 @@ class FreshExecutor:
             proc = self._start(workdir, err)
             return self._finish(workdir, proc, time.perf_counter(), timeout, cancel)
 
-    def _start(self, workdir: Path, err: IO[bytes], prepared: str = "") -> subprocess.Popen[bytes]:
+    def _start(self, workdir: Path, err: IO[bytes], prepared: Preload | None = None) -> subprocess.Popen[bytes]:
         """Start the interpreter for a run in ``workdir`` (its program is written there before it is read:
         before this call, or for one ``prepared`` with a package imported before :meth:`_finish` says go)."""
         program, result = workdir / (self.filename or CANDIDATE_FILENAME), workdir / ".report.json"
-        bootstrap = _BOOTSTRAP.format(entry="main_as_user" if self.as_user else "main", prepared=prepared)
+        bootstrap = _BOOTSTRAP.format(entry="main_as_user" if self.as_user else "main",
+                                      prepared=prepared.package if prepared else "",
+                                      environ=prepared.environ if prepared else ())
         if self.as_user:
             copy_folder_files(self.sys_path, workdir)
             # The user's own environment (JAX's traceback filtering, JAX_* flags), without the tracker's switch.
@@ -227,9 +230,9 @@ class FreshExecutor:
         return finished_outcome(proc.returncode, read_report(str(workdir / ".report.json")),
                                 read_tail(workdir / ".stderr"), seconds, exits_with_error=self.as_user)
 
-    def prepare(self, package: str = "jax") -> Prepared:
-        """This executor's next run, started now, importing ``package`` (see :class:`Prepared`)."""
-        return Prepared(self, package)
+    def prepare(self, preload: Preload = Preload("jax")) -> Prepared:
+        """This executor's next run, started now, doing ``preload`` (see :class:`Prepared`)."""
+        return Prepared(self, preload)
 
     def close(self) -> None:
         pass
@@ -237,21 +240,22 @@ class FreshExecutor:
 
 class Prepared:
     """The next run of a :class:`FreshExecutor`, its interpreter started before the program is known: meanwhile
-    it imports a package (jax, or a library such as optax) on CPU time nothing else wants (the lowest
-    priority), so a program whose first act is importing that package (:func:`preloadable`: in that
-    interpreter it runs exactly as in a new one) pays no interpreter start or import when it runs (the final
-    confirmation of a reduced program: about 0.5 s with jax, more with a library that imports more). A run of any other program,
-    every run after the first, a run whose interpreter could not import the package, and one that timed out (a
-    busy machine may starve a process of the lowest priority) go to the executor as usual. :meth:`close` ends
-    an interpreter that was never used."""
+    it imports a package (jax, or a library such as optax; after setting the variables of the program's
+    environment prelude) on CPU time nothing else wants (the lowest priority), so a program whose first act is
+    importing that package (:func:`preloadable`: in that interpreter it runs exactly as in a new one) pays no
+    interpreter start or import when it runs (the final confirmation of a reduced program: about 0.5 s with
+    jax, more with a library that imports more). A run of any other program, every run after the first, a run
+    whose interpreter could not import the package, and one that timed out (a busy machine may starve a
+    process of the lowest priority) go to the executor as usual. :meth:`close` ends an interpreter that was
+    never used."""
 
-    def __init__(self, executor: FreshExecutor, package: str = "jax"):
+    def __init__(self, executor: FreshExecutor, preload: Preload = Preload("jax")):
         self.executor = executor
-        self.package = package
+        self.preload = preload
         self._workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
         self._err = open(self._workdir / ".stderr", "wb")
         try:
-            self._proc: subprocess.Popen[bytes] | None = executor._start(self._workdir, self._err, prepared=package)
+            self._proc: subprocess.Popen[bytes] | None = executor._start(self._workdir, self._err, prepared=preload)
         except BaseException:
             self.close()
             raise
@@ -268,7 +272,7 @@ class Prepared:
 
     def _run_prepared(self, proc: subprocess.Popen[bytes], source: str, timeout: float,
                       cancel: threading.Event) -> Outcome | None:
-        if preloadable(source) != self.package or proc.poll() is not None:
+        if preloadable(source) != self.preload or proc.poll() is not None:
             kill_group(proc)
             return None
         (self._workdir / (self.executor.filename or CANDIDATE_FILENAME)).write_text(source)

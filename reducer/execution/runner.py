@@ -180,12 +180,14 @@ def _contain(sandbox: Sandbox, result: str) -> None:
 PREPARED_UNUSABLE = 87  # the exit status of a prepared interpreter that could not import its package
 
 
-def await_program(package: str) -> None:
+def await_program(package: str, environ: tuple[tuple[str, str], ...] = ()) -> None:
     """In a prepared interpreter (``fresh.Prepared``), started before its program was written and running at
-    the lowest priority (it must not slow down the search it overlaps): import ``package`` now, then wait for
-    the reducer's word on stdin that the program is in place. Exit if the reducer hangs up instead, or with
+    the lowest priority (it must not slow down the search it overlaps): set ``environ`` (the program's
+    environment prelude) and import ``package`` now, then wait for the reducer's word on stdin that the program
+    is in place. Exit if the reducer hangs up instead, or with
     :data:`PREPARED_UNUSABLE` if the package cannot be imported (the program then runs in an interpreter of its
     own, where its import fails as it would for the user)."""
+    os.environ.update(environ)
     try:
         importlib.import_module(package)
     except BaseException:  # noqa: BLE001 - whatever stops the import, the program's own import meets it too
@@ -194,9 +196,10 @@ def await_program(package: str) -> None:
         os._exit(0)
 
 
-def main(argv: list[str] | None = None, prepared: str = "") -> None:
+def main(argv: list[str] | None = None, prepared: str = "",
+         environ: tuple[tuple[str, str], ...] = ()) -> None:
     """Entry point of a fresh candidate interpreter: ``runner PROGRAM REPORT [EXTRA_SYS_PATH [PREDICATE]]``;
-    ``prepared``: the package to import before the program is in place (see :func:`await_program`)."""
+    ``prepared``, ``environ``: what to import, and set, before the program is in place (:func:`await_program`)."""
     args = sys.argv[1:] if argv is None else argv
     program, result = args[0], args[1]
     if prepared:
@@ -205,7 +208,7 @@ def main(argv: list[str] | None = None, prepared: str = "") -> None:
     if len(args) > 2 and args[2]:
         sys.path.insert(0, args[2])  # the original program's directory, as `python prog.py` would have it
     if prepared:
-        await_program(prepared)
+        await_program(prepared, environ)
     with open(program) as f:
         source = f.read()
     check = None
@@ -220,13 +223,14 @@ def main(argv: list[str] | None = None, prepared: str = "") -> None:
     os._exit(0)
 
 
-def main_as_user(argv: list[str] | None = None, prepared: str = "") -> None:
+def main_as_user(argv: list[str] | None = None, prepared: str = "",
+                 environ: tuple[tuple[str, str], ...] = ()) -> None:
     """Entry point of the final confirmation: ``runner PROGRAM REPORT [EXTRA_SYS_PATH]``.
 
     Runs the program as ``python PROGRAM`` would (the user's environment, JAX's default traceback filtering,
     then the interpreter's normal exit with its atexit hooks and thread joins), recording how it ended
     before Python prints the traceback. The caller's timeout decides whether it also exited promptly.
-    ``prepared``: the package to import before the program is in place (see :func:`await_program`).
+    ``prepared``, ``environ``: what to import, and set, before the program is in place (:func:`await_program`).
     """
     import runpy
 
@@ -240,7 +244,7 @@ def main_as_user(argv: list[str] | None = None, prepared: str = "") -> None:
     if len(args) > 2 and args[2]:
         sys.path.insert(1, args[2])  # after the script's own directory, as for `python prog.py`
     if prepared:
-        await_program(prepared)
+        await_program(prepared, environ)
     sys.argv = [program]
     start = time.perf_counter()
     try:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from reducer.execution import proctree
-from reducer.execution.environment import preloadable
+from reducer.execution.environment import Preload, preloadable
 from reducer.execution.fresh import FreshExecutor, Prepared
 from reducer.execution.outcome import Kind
 from reducer.judging.checks import confirm, ends_alike
@@ -120,14 +120,21 @@ def test_a_prepared_run_is_a_fresh_run_without_the_wait_for_jax(tmp_path, as_use
     assert prepared._proc is None and not prepared._workdir.exists()
 
 
-def test_a_program_that_acts_before_importing_jax_gets_a_new_interpreter(tmp_path):
-    # Imported in advance, jax would have read its settings before the program set JAX_ENABLE_X64.
+def test_a_program_that_acts_before_importing_jax_gets_a_new_interpreter(tmp_path, monkeypatch):
+    # Imported in advance, jax would have read its settings before the program set JAX_ENABLE_X64; an
+    # interpreter that set the program's prelude first runs it, and jax reads the setting there too.
     source = ('import os\nos.environ["JAX_ENABLE_X64"] = "1"\nimport jax.numpy as jnp\n'
               'raise ValueError(str(jnp.ones(1).dtype))\n')
-    prepared = FreshExecutor(sys_path=str(tmp_path)).prepare()
-    assert _imported_jax(prepared)
-    outcome = prepared.run(source, 60, threading.Event())
-    assert (outcome.exc_type, outcome.message, outcome.fresh) == ("ValueError", "float64", True)
+    executor = FreshExecutor(sys_path=str(tmp_path))
+    new_interpreters = []
+    run = FreshExecutor.run
+    monkeypatch.setattr(FreshExecutor, "run", lambda self, *args: new_interpreters.append(1) or run(self, *args))
+    for preload, started in ((Preload("jax"), [1]), (Preload("jax", (("JAX_ENABLE_X64", "1"),)), [1])):
+        prepared = executor.prepare(preload)
+        assert _imported_jax(prepared)
+        outcome = prepared.run(source, 60, threading.Event())
+        assert (outcome.exc_type, outcome.message, outcome.fresh) == ("ValueError", "float64", True)
+        assert new_interpreters == started
 
 
 def test_a_prepared_confirmation_still_refuses_a_result_that_never_exits(tmp_path):
@@ -153,15 +160,24 @@ def test_an_unused_prepared_interpreter_is_gone_when_closed(tmp_path):
 @pytest.mark.parametrize("source,package", [
     ("import jax\n", "jax"), ('"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\n', "jax"),
     ("from jax import lax\n", "jax"), ("import numpy as np\nimport functools, os\nimport jax\n", "jax"),
-    ("import jaxlib\n", ""), ("import os\nos.environ['JAX_ENABLE_X64'] = '1'\nimport jax\n", ""),
-    ("x = 1\nimport jax\n", ""), ("from . import jax\n", ""), ("import os\n", ""), ("", ""),
+    ("import jaxlib\n", ""), ("x = 1\nimport jax\n", ""), ("from . import jax\n", ""), ("import os\n", ""), ("", ""),
     # An installed library's import, first, is one too (by its top-level package); a module of the
     # program's own beside it is not (it is no installed distribution's).
     ("import flax\nimport jax\n", "flax"), ("import numpy as np\nimport flax.linen as nn\n", "flax"),
     ("from optax import adam\n", "optax"), ("import optax, jax\n", "optax"), ("import mymodel\nimport jax\n", ""),
+    # The environment touched otherwise than by a constant setting (setdefault reads it) before the import
+    ("import os\nos.environ.setdefault('JAX_ENABLE_X64', '1')\nimport jax\n", ""),
+    ("import os\nos.environ['XLA_FLAGS'] = os.getcwd()\nimport jax\n", ""),
 ])
 def test_preloadable(source, package):
-    assert preloadable(source) == package
+    assert preloadable(source) == (Preload(package) if package else None)
+
+
+def test_an_environment_prelude_is_set_before_the_preloaded_import():
+    source = ('import os\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"\n'
+              'os.environ["JAX_ENABLE_X64"] = "1"\nimport functools\nimport jax\n')
+    assert preloadable(source) == Preload("jax", (("XLA_FLAGS", "--xla_force_host_platform_device_count=4"),
+                                                  ("JAX_ENABLE_X64", "1")))
 
 
 def test_a_prepared_interpreter_imports_the_library_its_program_imports_first(tmp_path, monkeypatch):
@@ -174,12 +190,12 @@ def test_a_prepared_interpreter_imports_the_library_its_program_imports_first(tm
     new_interpreters = []  # the runs that went to a new interpreter instead of the prepared one
     run = FreshExecutor.run
     monkeypatch.setattr(FreshExecutor, "run", lambda self, *args: new_interpreters.append(1) or run(self, *args))
-    by_optax = executor.prepare("optax")
-    assert by_optax.package == "optax" and _imported_jax(by_optax)  # (optax imports jax)
+    by_optax = executor.prepare(Preload("optax"))
+    assert _imported_jax(by_optax)  # (optax imports jax)
     seen = by_optax.run(source, 60, threading.Event())
     assert new_interpreters == [] and seen.fresh and Criterion(Signature()).same(expected, seen)
     assert by_optax._proc is None and not by_optax._workdir.exists()
-    by_jax = executor.prepare("jax")
+    by_jax = executor.prepare(Preload("jax"))
     try:
         assert _imported_jax(by_jax)
         proc = by_jax._proc
@@ -200,20 +216,20 @@ def test_the_confirmations_interpreters_follow_the_kept_programs_first_import(tm
     fresh = FreshExecutor(sys_path=str(tmp_path))
     as_user = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py")
     with _Confirmation(SimpleNamespace(fresh=fresh, as_user=as_user)) as confirmation:
-        confirmation.consider("import os\nos.environ['X'] = '1'\nimport jax\n")  # acts first: none
+        confirmation.consider("x = 1\nimport jax\n")  # acts first: none
         assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
         confirmation.consider("import jax\nx = 1\n")
         first = [confirmation.fresh, confirmation.as_user]
-        assert [p.package for p in first] == ["jax", "jax"] and all(p._proc is not None for p in first)
+        assert [p.preload for p in first] == [Preload("jax")] * 2 and all(p._proc is not None for p in first)
         confirmation.consider("import jax.numpy as jnp\n")  # the same package: the same interpreters
         assert [confirmation.fresh, confirmation.as_user] == first
         confirmation.consider("import optax\nimport jax\n")
-        assert [confirmation.fresh.package, confirmation.as_user.package] == ["optax", "optax"]
+        assert [confirmation.fresh.preload, confirmation.as_user.preload] == [Preload("optax")] * 2
         assert all(p._proc is None and not p._workdir.exists() for p in first)  # ended, unused
         assert MAX_PREPARATIONS == 3
         confirmation.consider("import flax\n")  # the third start
         last = [confirmation.fresh, confirmation.as_user]
-        assert [p.package for p in last] == ["flax", "flax"]
+        assert [p.preload for p in last] == [Preload("flax")] * 2
         confirmation.consider("import jax\n")  # a fourth would be one too many
         assert [confirmation.fresh, confirmation.as_user] == last
     assert all(p._proc is None and not p._workdir.exists() for p in last)
