@@ -225,11 +225,8 @@ def _harmless(node: ast.stmt) -> bool:
     """A docstring, or an import of a module other than jax's (which would start reading the environment)."""
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
         return True
-    if isinstance(node, ast.Import):
-        return all(not alias.name.split(".")[0].startswith(("jax", "flax", "optax")) for alias in node.names)
-    if isinstance(node, ast.ImportFrom):
-        return not (node.module or "").split(".")[0].startswith(("jax", "flax", "optax")) and node.level == 0
-    return False
+    names = _imported(node)
+    return names is not None and not any(n.split(".")[0].startswith(("jax", "flax", "optax")) for n in names)
 
 
 def _imports_only_safe_modules(node: ast.stmt) -> bool:

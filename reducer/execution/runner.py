@@ -184,9 +184,9 @@ def await_program(package: str, environ: tuple[tuple[str, str], ...] = ()) -> No
     """In a prepared interpreter (``fresh.Prepared``), started before its program was written and running at
     the lowest priority (it must not slow down the search it overlaps): set ``environ`` (the program's
     environment prelude) and import ``package`` now, then wait for the reducer's word on stdin that the program
-    is in place. Exit if the reducer hangs up instead, or with
-    :data:`PREPARED_UNUSABLE` if the package cannot be imported (the program then runs in an interpreter of its
-    own, where its import fails as it would for the user)."""
+    is in place. Exit if the reducer hangs up instead, or with :data:`PREPARED_UNUSABLE` if the package cannot
+    be imported (the program then runs in an interpreter of its own, where its import fails as it would for the
+    user)."""
     os.environ.update(environ)
     try:
         importlib.import_module(package)
