@@ -14,8 +14,10 @@ test suite ran on both ends, docs/jax-releases.md); a newer one runs, with one w
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
+import tempfile
 import types
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -284,14 +286,19 @@ class MemoryFirst:
     """jax's persistent compilation cache (its ``CacheInterface``: get and put of serialized executables by
     a key of the HLO, compile options and versions) with a map in this process in front: reads look there
     first, writes go there, and to the directory only while :attr:`disk_writes` is set. A warm runner then
-    compiles an HLO once, not once per candidate, while the directory stays read-only to candidates."""
+    compiles an HLO once, not once per candidate, while the directory stays read-only to candidates. With
+    :attr:`shipping` set, what it compiles is also kept for :meth:`take_made`: a sandboxed runner hands it to
+    its zygote, which stores it (:func:`store_compilation`) for the pool's other runners."""
 
     def __init__(self, disk: Any, limit_bytes: int):
         self.disk = disk
         self.limit_bytes = limit_bytes
         self.disk_writes = False
+        self.shipping = False
         self.entries: dict[str, bytes] = {}
         self.size = 0
+        self.made: list[tuple[str, bytes]] = []
+        self.made_size = 0
 
     @property
     def _path(self) -> Any:  # jax logs the cache's path
@@ -307,10 +314,41 @@ class MemoryFirst:
             self.size += len(value)
         if self.disk_writes:
             self.disk.put(key, value)
+        elif self.shipping and self.made_size + len(value) <= SHIPPED_BYTES:
+            self.made.append((key, value))
+            self.made_size += len(value)
+
+    def take_made(self) -> tuple[tuple[str, bytes], ...]:
+        """The compilations put since the last call, oldest first (at most :data:`SHIPPED_BYTES` of them)."""
+        made, self.made, self.made_size = tuple(self.made), [], 0
+        return made
 
     def clear(self) -> None:
         self.entries.clear()
         self.size = 0
+
+
+SHIPPED_BYTES = 64 * 2**20  # compilations one candidate's runner hands its zygote (a Flax step's: ~50 KB)
+_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
+
+
+def store_compilation(directory: str, key: str, value: bytes) -> bool:
+    """Store a serialized executable under ``key`` in the persistent cache ``directory`` as jax's file cache
+    names it, atomically and never over an existing entry (readers see the whole entry or none); False if
+    ``key`` is no cache key, the entry exists, or this jax names its files otherwise."""
+    suffix = getattr(load("lru_cache"), "_CACHE_SUFFIX", None)  # "-cache", 0.10 .. 0.12
+    if not isinstance(suffix, str) or not _KEY.fullmatch(key) or not value:
+        return False
+    fd, part = tempfile.mkstemp(prefix=".part-", dir=directory)  # never read as an entry: no suffix
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(value)
+        os.link(part, os.path.join(directory, key + suffix))  # fails if it exists: the first one stays
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(part)
 
 
 def compilations_in_memory(limit_bytes: int) -> MemoryFirst | None:

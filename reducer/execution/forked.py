@@ -47,6 +47,15 @@ def cache_writes(on: bool) -> None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0 if on else NEVER_STORE_SECONDS)
 
 
+def shipped_compilations() -> jaxcompat.MemoryFirst | None:
+    """In a sandboxed candidate runner: keep what its candidates compile for its zygote to store in the pool's
+    cache (Settled.compiled); None where no in-memory map fronts the cache (nothing is shipped then)."""
+    memory = jaxcompat.compilations_in_memory(MEMORY_CACHE_BYTES)
+    if memory is not None:
+        memory.shipping = True
+    return memory
+
+
 # --- watching a forked process, from the zygote ---------------------------------------------------------
 
 def measures_cpu(job: Job) -> bool:
@@ -262,16 +271,18 @@ def enter_sandbox(sandbox: Sandbox, scratch: str) -> bool:
 
 
 def runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache: bool = False,
-                environ: tuple[tuple[str, str | None], ...] = ()) -> None:
+                environ: tuple[tuple[str, str | None], ...] = (), ships: bool = False) -> None:
     """A runner: candidates one after another in this process, state restored in between (``writes_cache``:
-    a runner for the user's unmodified program, which stores its compilations; ``environ``: the changes to
-    the worker's environment its candidates run under, Job.environ)."""
+    a runner for the user's unmodified program, which stores its compilations; ``ships``: one that hands
+    what its candidates compiled to the zygote instead; ``environ``: the changes to the worker's environment
+    its candidates run under, Job.environ)."""
     os.setsid()
     platform.die_with_parent()
     null = quiet_std_fds()
     apply_environ(environ)
     if writes_cache:
         cache_writes(True)
+    shipping = shipped_compilations() if ships and not writes_cache else None
     enter_sandbox(sandbox, scratch)  # once, while single-threaded: Landlock domains only ever narrow
     snapshot: Snapshot | None = None
     while True:
@@ -288,7 +299,9 @@ def runner_main(conn: Connection, sandbox: Sandbox, scratch: str, writes_cache: 
         # The outcome first: the reducer decides on it while this runner puts its state back.
         send(conn, Report(outcome))
         dirt = snapshot.restore(candidate.workdir, candidate.sys_path) + children_left(sandbox)
-        send(conn, Settled(tuple(dirt)))
+        made = shipping.take_made() if shipping is not None else ()
+        # Only from a runner that could put its state back: one that could not may compile under a changed jax.
+        send(conn, Settled(tuple(dirt), () if dirt else made))
         if dirt:
             return
 

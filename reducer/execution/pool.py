@@ -179,7 +179,8 @@ class PoolExecutor:
         self.in_place = in_place
         # One persistent compilation cache per pool, private to it and removed by close(). Under the sandbox
         # candidates can only read it (an entry a candidate planted would be code run by later candidates):
-        # only the original's own runs write it (see ProgramView.original). ``cache_dir``, from
+        # the original's own runs write it (see ProgramView.original), and the zygotes, what their runners
+        # compiled (zygote.Zygote._store). ``cache_dir``, from
         # new_cache_directory, is one the caller made earlier (to fill it from a fresh run); the pool owns it.
         if cache_dir is None:
             cache_dir = new_cache_directory(self.sandbox) if share_compilations else ""

@@ -132,6 +132,9 @@ class Settled:
     decides what to run next)."""
 
     dirt: tuple[str, ...] = ()  # why it cannot go on (state it could not put back); it exits if any
+    # What its candidate compiled (jax's persistent-cache keys and serialized executables), for the zygote
+    # to store in the pool's cache, which the runner may not write (zygote.Zygote.store).
+    compiled: tuple[tuple[str, bytes], ...] = ()
 
 
 Message = Union[Run, Cancel, Exit, Spawn, Spawned, Ready, Finished, Abandoned, Candidate, Report, Settled]

@@ -1,5 +1,6 @@
-"""The pool's compilation cache under the sandbox: written only by the user's unmodified program, read by
-candidates, never written by them. Real pool, real Landlock, real jax compilations.
+"""The pool's compilation cache under the sandbox: written by the user's unmodified program and by the
+zygotes (what their runners' candidates compiled), read by candidates, never written by them. Real pool,
+real Landlock, real jax compilations.
 
 Candidates report what they saw as their exception message (jax's own cache-hit events, counted by a
 monitoring listener), so outcomes are asserted exactly.
@@ -32,14 +33,15 @@ f(jnp.arange(4.0))
 raise ValueError("original")
 """
 
-# A candidate that counts the compilations jax served from the persistent cache.
+# A candidate that counts the compilations jax served from the persistent cache (its one compilation: the
+# function; a NumPy argument needs none).
 HITS = """
-import jax, jax.numpy as jnp
+import jax, jax.numpy as jnp, numpy as np
 from jax import monitoring
 events = []
 monitoring.register_event_listener(lambda event, **kwargs: events.append(event))
 f = jax.jit(lambda x: jnp.sin(x) * {factor} + 1)
-f(jnp.ones(4))
+f(np.ones(4, np.float32))
 raise ValueError(f"hits={{events.count('/jax/compilation_cache/cache_hits')}}")
 """
 
@@ -81,7 +83,8 @@ def pool(tmp_path: Path):
     pool.close()
 
 
-def test_only_the_original_writes_the_cache_and_candidates_read_it(pool: PoolExecutor, tmp_path: Path) -> None:
+def test_candidates_never_write_the_cache_their_zygote_stores_what_they_compiled(pool: PoolExecutor,
+                                                                                 tmp_path: Path) -> None:
     cache = pool.cache_dir
     checking = pool.program(str(tmp_path), original=ORIGINAL)
     first = run(checking, ORIGINAL)
@@ -97,21 +100,47 @@ def test_only_the_original_writes_the_cache_and_candidates_read_it(pool: PoolExe
     assert hostile.message == " ".join(["PermissionError"] * 6)
     assert snapshot(cache) == entries  # byte for byte, and nothing added
 
-    # The function the original compiled is served from the cache on a candidate runner; a changed one is
-    # compiled and kept in that runner's memory only (candidates do not even try the directory: no warning in
-    # stderr), so the runner's next candidate with it is served from memory and the directory stays as it was.
+    # The function the original compiled is served from the cache on a candidate runner: nothing new.
     same = run(candidates, HITS.format(factor=2))
     assert (same.message, same.stderr_tail) == ("hits=1", "")
+    assert snapshot(cache) == entries
+    # A changed one is compiled, once: the runner hands it to its zygote, which stores it (candidates do not
+    # even try the directory: no warning in stderr); the runner's next candidate with it, and a new runner's
+    # after that one crashed, read it back.
+    # (The zygote stores them once the runner has settled, before it serves the next candidate.)
     changed = run(candidates, HITS.format(factor=3))
     assert (changed.message, changed.stderr_tail) == ("hits=0", "")
-    assert snapshot(cache) == entries
+    assert run(candidates, HITS.format(factor=3)).message == "hits=1"
+    stored = snapshot(cache)
+    added = sorted(set(stored) - set(entries))
+    assert len(added) == 1 and added[0].startswith("jit__lambda-") and added[0].endswith("-cache")
+    assert {name: stored[name] for name in entries} == entries  # the original's entries byte for byte
+    assert run(candidates, "import os\nos._exit(3)").kind.name == "CRASH"
     again = run(candidates, HITS.format(factor=3))
     assert (again.message, again.stderr_tail) == ("hits=1", "")
-    assert snapshot(cache) == entries  # (a new runner, forked from the zygote, would start with nothing)
-    # The original's text run through a candidate view is a candidate like any other: it writes nothing.
+    assert (pool.stats.retired["died"], pool.stats.runners) == (1, 4)  # 2 for the original, 2 candidate runners
+    assert snapshot(cache) == stored
+    assert not [name for name in os.listdir(cache) if not name.endswith("-cache")]  # no part left behind
+    # The original's text run through a candidate view is a candidate like any other: it writes nothing
+    # itself, and what it compiled anew is stored beside the rest.
     assert run(candidates, ORIGINAL.replace("* 2", "* 4")).message == "original"
-    assert snapshot(cache) == entries
+    assert {name: snapshot(cache)[name] for name in stored} == stored
     assert pool.stats.retired["wrote the cache"] == 2
+
+
+def test_what_a_runner_that_could_not_settle_compiled_is_not_stored(pool: PoolExecutor, tmp_path: Path) -> None:
+    # It left a thread running, which could still change what the runner compiles: the runner goes.
+    dirty = HITS.format(factor=5).replace("f = jax.jit", "import threading, time\n"
+                                          "threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+                                          "f = jax.jit")
+    candidates = pool.program(str(tmp_path))
+    assert run(candidates, dirty).message == "hits=0"
+    assert run(candidates, "pass").kind.name == "SUCCESS"  # served once the dirty runner had gone
+    assert pool.stats.retired == {"a thread is still running": 1}
+    assert snapshot(pool.cache_dir) == {}
+    assert run(candidates, HITS.format(factor=7)).message == "hits=0"
+    assert run(candidates, "pass").kind.name == "SUCCESS"
+    assert snapshot(pool.cache_dir) != {}  # the clean runner's compilations are stored
 
 
 def test_an_original_cut_short_leaves_no_entry(pool: PoolExecutor, tmp_path: Path) -> None:
