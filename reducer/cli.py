@@ -171,16 +171,19 @@ def pass_table(passes: Iterable[PassStats]) -> str:
     """Per-pass statistics, most productive first (what ``--stats`` prints); under a pass made of sub-passes,
     a row per sub-pass that offered edits (and one for candidates that mixed them), most productive first. ``payoff`` is tokens
     removed per test, the measure that orders passes after the first round; ``not run`` counts candidates rejected
-    without a run, certain to raise NameError before the failure (reducer/search/unbound.py)."""
-    header = ("pass", "runs", "edits", "tests", "not run", "successes", "tokens removed", "payoff", "seconds")
+    without a run, certain to raise NameError before the failure (reducer/search/unbound.py); ``set aside``
+    counts edits not offered in a round between full rounds, rejected alone before where they stand as they
+    stood (``edits`` counts those offered)."""
+    header = ("pass", "runs", "edits", "set aside", "tests", "not run", "successes", "tokens removed", "payoff",
+              "seconds")
     rows = []
     for p in sorted(passes, key=lambda p: -p.tokens_removed):
-        rows.append((p.name, str(p.runs), str(p.edits), str(p.tests), str(p.not_run), str(p.successes),
-                     str(p.tokens_removed), _payoff(p.tokens_removed, p.tests), f"{p.seconds:.1f}"))
+        rows.append((p.name, str(p.runs), str(p.edits), str(p.remembered), str(p.tests), str(p.not_run),
+                     str(p.successes), str(p.tokens_removed), _payoff(p.tokens_removed, p.tests), f"{p.seconds:.1f}"))
         for sub in sorted(p.subpasses, key=lambda s: (s.name == MIXED, -s.tokens_removed)):
             if not (sub.edits or sub.tests):
                 continue  # it never had anything to offer on this program
-            rows.append((f"  {sub.name}", "", str(sub.edits) if sub.name != MIXED else "", str(sub.tests), "",
+            rows.append((f"  {sub.name}", "", str(sub.edits) if sub.name != MIXED else "", "", str(sub.tests), "",
                          str(sub.successes), str(sub.tokens_removed), _payoff(sub.tokens_removed, sub.tests), ""))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))

@@ -16,7 +16,7 @@ import libcst as cst
 
 from reducer.judging.oracle import Oracle
 from reducer.search.ddmin import EditSet, expected_chunk, reduce_edits
-from reducer.search.passes.base import Pass, module_code, module_compiles, module_size
+from reducer.search.passes.base import EditKey, Pass, edit_keys, module_code, module_compiles, module_size
 from reducer.search.passes.memo import Memo
 from reducer.search.size import Size
 from reducer.search.unbound import LinesOf, UnboundReads
@@ -47,6 +47,8 @@ class PassStats:
     skipped: int = 0  # runs abandoned because every candidate timed out
     not_run: int = 0  # candidates rejected without a run: certain to raise NameError first (search/unbound.py)
     edits: int = 0  # edits it offered, over all runs
+    # edits set aside in a round between full rounds: rejected alone before, where they stood as they stand now
+    remembered: int = 0
     subpasses: list[SubPassStats] = dataclasses.field(default_factory=list)  # a pass made of sub-passes: one each
 
     def subpass(self, name: str) -> SubPassStats:
@@ -83,7 +85,8 @@ UNBOUND = _Unbound()
 class _PassTester:
     """Adapts one pass on one module to the search's tester interface."""
 
-    def __init__(self, reduction: Reduction, pass_: Pass, module: cst.Module, edits: Sequence):
+    def __init__(self, reduction: Reduction, pass_: Pass, module: cst.Module, edits: Sequence,
+                 keys: list[EditKey] | None = None):
         self.reduction = reduction
         self.pass_ = pass_
         self.module = module
@@ -93,6 +96,7 @@ class _PassTester:
         self.origins = [edit.origin for edit in edits] if any(edit.origin for edit in edits) else None
         self.applied: EditSet = frozenset()  # the last accepted subset: each later candidate adds to it
         self.unbound = reduction.unbound_reads(module)
+        self.keys = keys  # the edits' edit_keys (listed with the pass's every edit), once one is needed
 
     def build(self, subset: EditSet) -> tuple[cst.Module, str] | None | _Unbound:
         try:
@@ -133,6 +137,7 @@ class _PassTester:
         # speculation built beyond it.
         self.reduction.stats[self.pass_.name].not_run += sum(unbound[:index])
         self._credit_subpasses(candidates, built, first_decisions, index)
+        self._remember_rejected(candidates, first_decisions, index)
         tests, timeouts = stats.decided - self.decided_before, stats.decided_timeouts - self.timeouts_before
         if index is None and tests >= TIMEOUTS_BEFORE_SKIP and timeouts == tests:
             raise _OnlyTimeouts()
@@ -141,6 +146,17 @@ class _PassTester:
             self.reduction.accept(module, source, self.pass_.name)
             self.applied = candidates[index]
         return index
+
+    def _remember_rejected(self, candidates: Sequence[EditSet], first_decisions: list[int], index: int | None) -> None:
+        """Remember each edit that a decided candidate tried alone (on top of those already applied) and
+        that was rejected, by :func:`~reducer.search.passes.base.edit_keys` (decided ones only: the same for every --jobs)."""
+        for position in first_decisions:
+            new = candidates[position] - self.applied
+            if position != index and len(new) == 1:
+                (i,) = new
+                if self.keys is None:
+                    self.keys = edit_keys(self.module, self.pass_.name, self.edits)
+                self.reduction.rejected.add(self.keys[i])
 
     def _credit_subpasses(self, candidates: Sequence[EditSet], built: list[tuple[cst.Module, str] | None],
                           first_decisions: list[int], index: int | None) -> None:
@@ -194,6 +210,8 @@ class Reduction:
         # applied (a count of decided tests, never timing, so it is the same for every --jobs).
         self._first_chunk: dict[str, int | None] = {}
         self.memo = Memo()  # what the passes remember about this reduction's trees (active while a pass runs)
+        # Edits rejected when tried alone, by their edit_keys: set aside in the rounds between full rounds.
+        self.rejected: set[EditKey] = set()
 
     def unbound_reads(self, module: cst.Module) -> UnboundReads | None:
         """The verdicts on ``module``'s candidates; one per program, which a round hands most passes."""
@@ -243,25 +261,32 @@ class Reduction:
         self.on_progress(Progress(self._current_pass, self.oracle.stats.tests, self.best_size.tokens, self.best,
                                   tuple((s.name, s.tests, s.tokens_removed) for s in self.stats.values())))
 
-    def run_pass(self, pass_: Pass) -> bool:
-        """Run one pass to its own fixpoint on the current program; True if it made the program smaller."""
+    def run_pass(self, pass_: Pass, again: bool = True) -> bool:
+        """Run one pass to its own fixpoint on the current program; True if it made the program smaller.
+        Without ``again``, edits rejected alone before, where they stand as they stand now, are not offered."""
         with self.memo.active():
-            return self._run_pass(pass_)
+            return self._run_pass(pass_, again)
 
-    def _run_pass(self, pass_: Pass) -> bool:
+    def _run_pass(self, pass_: Pass, again: bool = True) -> bool:
         self._current_pass = pass_.name
         self._report()
         stats = self.stats[pass_.name]
         start, decided_before, size_before = time.perf_counter(), self.oracle.stats.decided, self.best_size
         module = self.module
         edits = pass_.edits(module)
+        keys = None
+        if not again and self.rejected and edits:
+            listed = edit_keys(module, pass_.name, edits)
+            kept = [i for i, key in enumerate(listed) if key not in self.rejected]
+            stats.remembered += len(edits) - len(kept)
+            edits, keys = [edits[i] for i in kept], [listed[i] for i in kept]
         stats.runs += 1
         stats.edits += len(edits)
         for edit in edits:
             if edit.origin:
                 stats.subpass(edit.origin).edits += 1
         if edits:
-            tester = _PassTester(self, pass_, module, edits)
+            tester = _PassTester(self, pass_, module, edits, keys)
             try:
                 # One sweep at size 1: run() runs the pass again on the new program until a round of every
                 # pass keeps nothing, so the result is still 1-minimal for every pass (10-18% fewer tests,
@@ -319,11 +344,11 @@ class Reduction:
                     continue
                 if failed_on.get(pass_.name) == self.best or not (everyone or self._earning(pass_)):
                     continue
-                if self.run_pass(pass_):
+                if self.run_pass(pass_, again=everyone):
                     progress = True
                     if at_pass_end is not None and not at_pass_end(self):
                         return self.best
-                else:
+                elif everyone:  # it saw every edit it has on this program (the others, only some)
                     failed_on[pass_.name] = self.best
             if not progress and everyone and late:
                 return self._finish()

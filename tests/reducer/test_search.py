@@ -189,3 +189,47 @@ def test_without_repeat_the_search_ends_after_one_sweep_at_size_one():
     assert reduce_edits(4, once, start=1, repeat=False) == frozenset({1})
     assert reduce_edits(4, repeated, start=1) == frozenset({0, 1})
     assert (once.tests, repeated.tests) == (1 + 4, 1 + 4 + 3)
+
+
+def test_edit_keys_tell_the_same_change_where_it_stands_as_it_stood():
+    """An edit keeps its key on a later program where its statement is unchanged, and only there: the same
+    change in another statement, or in the same statement once that changed, is another edit; equal
+    statements are told apart by their order."""
+    import libcst as cst
+
+    from reducer.search.passes.base import edit_keys
+    from reducer.search.passes.constants import ConstantPass
+
+    before = cst.parse_module("a = f(3)\nb = g(3)\nc = f(3)\nd = 5\n")
+    after = cst.parse_module("a = f(3)\nb = g(3)\nc = f(3)\n")  # d gone
+    changed = cst.parse_module("a = f(3) + 1\nb = g(3)\nc = f(3)\n")  # a's statement changed
+    keys = {name: edit_keys(module, "constants", ConstantPass().edits(module))
+            for name, module in (("before", before), ("after", after), ("changed", changed))}
+    assert len(set(keys["before"])) == len(keys["before"])  # every edit its own key
+    of_a = {name: [key for key in found if key[2] == "a = f(3)\n"] for name, found in keys.items()}
+    assert of_a["before"] == of_a["after"] == [
+        ("constants", "", "a = f(3)\n", (("f(3)", "1.0"),), 0), ("constants", "", "a = f(3)\n", (("f(3)", "0"),), 0)]
+    assert of_a["changed"] == [] and not set(of_a["before"]) & set(keys["changed"])  # a's statement changed
+    of_c = [key for key in keys["before"] if key[2] == "c = f(3)\n"]
+    assert len(of_c) == 2 and not set(of_a["before"]) & set(of_c)  # the same change in another statement
+    twice = cst.parse_module("x = f(3)\nx = f(3)\n")
+    indices = [key[-1] for key in edit_keys(twice, "constants", ConstantPass().edits(twice))]
+    assert sorted(set(indices)) == [0, 1]
+
+
+def test_rounds_between_full_rounds_skip_edits_rejected_alone_and_the_result_is_still_a_fixpoint(pool):
+    """Edits a candidate tried alone and that were rejected are not offered again in the rounds between full
+    rounds while their statement stands as it stood (``remembered`` counts them), the same for one job and
+    two; a full round offers every edit, so reducing the result again removes nothing more."""
+    import dataclasses
+
+    from reducer.api import reduce
+
+    one, two = reduce(SUBPASS_PROGRAM, jobs=1, workers=pool), reduce(SUBPASS_PROGRAM, jobs=2, workers=pool)
+    assert two.source == one.source
+    assert [dataclasses.replace(p, seconds=0.0) for p in two.passes] == [
+        dataclasses.replace(p, seconds=0.0) for p in one.passes]
+    assert sum(p.remembered for p in one.passes) > 0
+    code = "".join(line for line in one.source.splitlines(keepends=True) if not line.startswith("#"))
+    again = reduce(code, jobs=2, workers=pool)  # (the final passes may spell its sizes otherwise)
+    assert again.tokens_after == one.tokens_after

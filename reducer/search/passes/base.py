@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from reducer.search.passes.memo import current
+from reducer.search.passes.traversal import child_links
 from reducer.search.size import Size
 
 
@@ -48,6 +49,42 @@ class Edit:
 
     def changes(self) -> tuple[tuple[cst.CSTNode, Replacement], ...]:
         return ((self.node, self.replacement), *self.extra)
+
+
+EditKey = tuple[str, str, str, tuple[tuple[str, str], ...], int]
+
+
+def edit_keys(module: cst.Module, pass_name: str, edits: Sequence[Edit]) -> list[EditKey]:
+    """Each edit's identity across versions of a program, so that the search can tell the same change where
+    it stands as it stood: its pass and kind, the code of the simple statement around it (or of the compound
+    one it is in; none at the top level), the code of every node it changes and of what replaces it, and
+    which of the edits with all of that equal it is, in order."""
+    parents = {id(child): parent for child, parent in child_links(module)}
+    codes: dict[int, str] = {}
+
+    def code(node: Replacement | None) -> str:
+        if node is None or node is REMOVE:
+            return ""
+        if isinstance(node, cst.FlattenSentinel):
+            return "\n".join(code(n) for n in node.nodes)
+        if id(node) not in codes:
+            codes[id(node)] = module.code_for_node(node)  # type: ignore[arg-type]
+        return codes[id(node)]
+
+    def around(node: cst.CSTNode) -> cst.CSTNode | None:
+        parent = parents.get(id(node))
+        while parent is not None and not isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            parent = parents.get(id(parent))
+        return parent
+
+    keys: list[EditKey] = []
+    seen: dict[tuple, int] = {}
+    for edit in edits:
+        key = (pass_name, edit.origin, code(around(edit.node)),
+               tuple((code(node), code(replacement)) for node, replacement in edit.changes()))
+        seen[key] = seen.get(key, -1) + 1
+        keys.append((*key, seen[key]))
+    return keys
 
 
 class Pass(Protocol):
