@@ -53,7 +53,8 @@ def main() -> None:
     # (label, jobs, options): the previous design (a child forked per candidate), each improvement, both jobs.
     configs = [
         ("pool, child per candidate", 1, dict(in_place=False, share_compilations=False)),
-        # Under the sandbox only the original's runs write the cache (none here): sharing needs --no-sandbox.
+        # Under the sandbox an own child stores nothing in the cache (a warm runner hands what it compiled to its
+        # zygote; an own child does not): sharing between them needs --no-sandbox.
         ("pool, child per candidate, shared compilations (--no-sandbox)", 1,
          dict(in_place=False, sandbox=Sandbox(enabled=False))),
         ("pool, warm runner (default)", 1, {}),

@@ -38,8 +38,9 @@ KINDS = {
 
 
 def cost(rounds: int) -> list[str]:
-    # "off, no cache": under the sandbox only the original's runs write the compilation cache (a candidate
-    # could plant entries) and there is no original here, so this column separates what the mechanisms cost
+    # "off, no cache": under the sandbox no candidate writes the compilation cache (a candidate could plant
+    # entries): the original's runs do, and the zygotes, what a warm runner's candidate compiled; an own child
+    # hands nothing over and there is no original here, so this column separates what the mechanisms cost
     # from what the cache saves.
     off = Sandbox(enabled=False)
     pools = {"on": PoolExecutor(1), "off": PoolExecutor(1, sandbox=off),
@@ -74,7 +75,7 @@ def cost(rounds: int) -> list[str]:
 def same_results(only: list[str]) -> list[str]:
     """Each program reduced with the sandbox on and off (jobs 1, each on a pool of its own); with the sandbox on,
     how many runners were forked and candidates ran in an own child, and why runners retired (under the sandbox
-    candidates read the compilation cache but only the original's runs write it)."""
+    candidates read the compilation cache; the original's runs and the zygotes, what runners compiled, write it)."""
     programs = sorted(p for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
     programs = [p for p in programs if not only or any(p.name.startswith(o) for o in only)]
     lines = ["| program | tokens on | tokens off | identical | s on | s off | pool runs on | runners forked on "
