@@ -7,10 +7,11 @@ import os
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
 import functools
 import jax
+import jax.numpy as jnp
 from jax.sharding import Mesh, PartitionSpec as P
 
 @jax.jit
 @functools.partial(jax.shard_map, mesh=Mesh(jax.devices(), "dp"), in_specs=(P(), P(), P("dp")), out_specs=(P(),))
 def eval_step(z, x, y):
     return 1.0 == y,
-eval_step({}, 0, jax.numpy.ones(4))
+eval_step({}, 0, jnp.ones(4))
