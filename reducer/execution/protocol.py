@@ -133,7 +133,7 @@ class Settled:
 
     dirt: tuple[str, ...] = ()  # why it cannot go on (state it could not put back); it exits if any
     # What its candidate compiled (jax's persistent-cache keys and serialized executables), for the zygote
-    # to store in the pool's cache, which the runner may not write (zygote.Zygote.store).
+    # to store in the pool's cache, which the runner may not write (zygote.Zygote._store).
     compiled: tuple[tuple[str, bytes], ...] = ()
 
 

@@ -26,7 +26,7 @@ domain also allows the cache directory and which retires right after (and, befor
 program's first fresh run: ``FreshExecutor.fills_cache``), and by the zygotes. A candidate runner keeps what
 its candidate compiled and hands it to its zygote with :class:`Settled`, once it has put its state back; the
 zygote stores it, whole or not at all and never over an existing entry, so that the other runners read it
-instead of compiling it again (heavy 05: the whole reduction 34 -> 28 s). That trusts a runner's word on what
+instead of compiling it again (heavy 05, back to back: 27.3 -> 24.3 s). That trusts a runner's word on what
 jax compiled in it as far as the pool already trusts its word on every outcome: a candidate that forged the
 message could mislead later candidates' verdicts, as one that forged its report misleads its own, but never
 the final confirmation, whose fresh interpreters read no cache, nor the original's entries, which exist before
