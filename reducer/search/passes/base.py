@@ -59,7 +59,9 @@ def edit_keys(module: cst.Module, pass_name: str, edits: Sequence[Edit]) -> list
     it stands as it stood: its pass and kind, the code of the simple statement around it (or of the compound
     one it is in; none at the top level), the code of every node it changes and of what replaces it, and
     which of the edits with all of that equal it is, in order."""
-    parents = {id(child): parent for child, parent in child_links(module)}
+    parents = current().links(module)  # remembered once a round has handed this module to a second pass
+    if parents is None:
+        parents = {id(child): parent for child, parent in child_links(module)}
     codes: dict[int, str] = {}
 
     def code(node: Replacement | None) -> str:
