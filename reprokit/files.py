@@ -34,6 +34,23 @@ def write_atomically(path: str, data: str | bytes) -> None:
     _fsync_directory(directory)
 
 
+def create_whole(path: str, data: bytes) -> bool:
+    """Create ``path`` holding ``data`` unless it exists (then False, and it stays as it was): written to a
+    temporary beside it and linked into place, so a reader sees the whole file or none. Not flushed to disk:
+    for caches that live as long as a process does (a pool's compilation cache), where a lost write only
+    means a compilation made again."""
+    fd, tmp = tempfile.mkstemp(prefix=".jax-reduce-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.link(tmp, path)  # fails if it exists: the first one stays
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+
+
 class NewestWriter:
     """Keeps ``path`` holding the newest of a stream of versions, written atomically by a thread of its own.
 

@@ -17,11 +17,12 @@ import importlib
 import os
 import re
 import sys
-import tempfile
 import types
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
+
+from reprokit import files
 
 INTERNAL = "jax._src"
 REPRO_MODULE = INTERNAL + ".repro"  # traceback_util imports it when it exists: the tracker's way in
@@ -339,16 +340,7 @@ def store_compilation(directory: str, key: str, value: bytes) -> bool:
     suffix = getattr(load("lru_cache"), "_CACHE_SUFFIX", None)  # "-cache", 0.10 .. 0.12
     if not isinstance(suffix, str) or not _KEY.fullmatch(key) or not value:
         return False
-    fd, part = tempfile.mkstemp(prefix=".part-", dir=directory)  # never read as an entry: no suffix
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(value)
-        os.link(part, os.path.join(directory, key + suffix))  # fails if it exists: the first one stays
-        return True
-    except FileExistsError:
-        return False
-    finally:
-        os.unlink(part)
+    return files.create_whole(os.path.join(directory, key + suffix), value)  # (its temporary has no suffix)
 
 
 def compilations_in_memory(limit_bytes: int) -> MemoryFirst | None:
