@@ -178,6 +178,39 @@ def test_subpass_statistics_count_decided_candidates_whatever_the_jobs(pool):
     assert one["statements"].subpasses == []
 
 
+def test_literals_and_constants_report_each_kind_of_edit(pool):
+    """literals and constants, whose edits are of several kinds, report a row per kind in ``--stats``, as the
+    passes made of sub-passes do: every decided candidate credited to one row."""
+    from reducer.api import reduce
+    from reducer.search.engine import MIXED
+    from reducer.search.passes import ConstantPass, LiteralPass
+
+    result = reduce(SUBPASS_PROGRAM, jobs=2, workers=pool, passes=[ConstantPass(), LiteralPass()])
+    rows = {p.name: p for p in result.passes}
+    assert {s.name for s in rows["literals"].subpasses} >= {"literals.integer", "literals.float", "literals.element"}
+    assert {s.name for s in rows["constants"].subpasses} >= {"constants.call", "constants.operation"}
+    for name in ("literals", "constants"):
+        row = rows[name]
+        assert {s.name for s in row.subpasses} - {MIXED} <= {s.name for s in row.subpasses if s.edits}
+        assert row.successes > 0
+        assert sum(s.successes for s in row.subpasses) == row.successes
+        assert sum(s.tests for s in row.subpasses) == row.tests
+        assert sum(s.edits for s in row.subpasses) == row.edits
+
+
+def test_without_repeat_the_search_ends_after_one_sweep_at_size_one():
+    """Edit 0 may go only once edit 1 has gone, and items 2 and 3 must stay: one sweep at size 1 applies edit
+    1 only (a caller that runs the search again on the new program finds edit 0 there); with ``repeat``, a
+    second sweep finds it, and a third (its candidates already decided) ends the search."""
+    def keeps(kept):
+        return {2, 3} <= kept and (0 in kept or 1 not in kept)
+
+    once, repeated = CountingTester(4, keeps), CountingTester(4, keeps)
+    assert reduce_edits(4, once, start=1, repeat=False) == frozenset({1})
+    assert reduce_edits(4, repeated, start=1) == frozenset({0, 1})
+    assert (once.tests, repeated.tests) == (1 + 4, 1 + 4 + 3)
+
+
 def test_without_repeat_the_search_ends_after_one_sweep_at_size_one():
     """Edit 0 may go only once edit 1 has gone, and items 2 and 3 must stay: one sweep at size 1 applies edit
     1 only (a caller that runs the search again on the new program finds edit 0 there); with ``repeat``, a
@@ -208,7 +241,8 @@ def test_edit_keys_tell_the_same_change_where_it_stands_as_it_stood():
     assert len(set(keys["before"])) == len(keys["before"])  # every edit its own key
     of_a = {name: [key for key in found if key[2] == "a = f(3)\n"] for name, found in keys.items()}
     assert of_a["before"] == of_a["after"] == [
-        ("constants", "", "a = f(3)\n", (("f(3)", "1.0"),), 0), ("constants", "", "a = f(3)\n", (("f(3)", "0"),), 0)]
+        ("constants", "constants.call", "a = f(3)\n", (("f(3)", "1.0"),), 0),
+        ("constants", "constants.call", "a = f(3)\n", (("f(3)", "0"),), 0)]
     assert of_a["changed"] == [] and not set(of_a["before"]) & set(keys["changed"])  # a's statement changed
     of_c = [key for key in keys["before"] if key[2] == "c = f(3)\n"]
     assert len(of_c) == 2 and not set(of_a["before"]) & set(of_c)  # the same change in another statement

@@ -47,9 +47,9 @@ class _Collector(cst.CSTVisitor):
         context = self.get_metadata(ExpressionContextProvider, node, ExpressionContext.LOAD)
         return context is ExpressionContext.LOAD
 
-    def _offer(self, node: cst.BaseExpression) -> None:
+    def _offer(self, node: cst.BaseExpression, kind: str) -> None:
         if self._replaceable(node):
-            self.edits.extend(Edit(node, constant) for constant in CONSTANTS)
+            self.edits.extend(Edit(node, constant, origin=kind) for constant in CONSTANTS)
 
     def visit_FormattedString(self, node: cst.FormattedString) -> bool:
         return False
@@ -67,22 +67,22 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
             dims = literal_shape(node.args[0].value, self.aliases)
             if dims and self._replaceable(node):
-                self.edits.append(Edit(node, dims[0]))  # len(np.zeros((4, 3))) -> 4
-        self._offer(node)
+                self.edits.append(Edit(node, dims[0], origin="constants.length"))  # len(np.zeros((4, 3))) -> 4
+        self._offer(node, "constants.call")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        self._offer(node)
+        self._offer(node, "constants.subscript")
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         dims = literal_shape(node.value, self.aliases) if node.attr.value == "shape" else None
         if dims is not None and self._replaceable(node):
             shape = cst.Tuple([cst.Element(d) for d in dims])  # np.zeros((4, 3)).shape -> (4, 3)
-            self.edits.append(Edit(node, shape))
+            self.edits.append(Edit(node, shape, origin="constants.shape"))
         if not (isinstance(node.value, cst.Name) and node.value.value in self.modules):
-            self._offer(node)  # `jnp.float32` and friends are names, not computed values
+            self._offer(node, "constants.attribute")  # `jnp.float32` and friends are names, not computed values
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        self._offer(node)
+        self._offer(node, "constants.operation")
 
     # -- lists built by appends ----------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -108,7 +108,8 @@ class _Collector(cst.CSTVisitor):
                 literal = cst.List([cst.Element(value) for _, value in appended])
                 line = statement.with_changes(body=[statement.body[0].with_changes(value=literal)])
                 removed = tuple((earlier, REMOVE) for earlier, _ in appended[:-1])
-                self.edits.append(Edit(appended[-1][0], line, ((statement, REMOVE), *removed)))
+                self.edits.append(Edit(appended[-1][0], line, ((statement, REMOVE), *removed),
+                                       origin="constants.appends"))
 
 
 def _empty_list_assigned(statement: cst.BaseStatement) -> str | None:

@@ -84,7 +84,7 @@ class _Collector(cst.CSTVisitor):
             return
         self.ints[value].append(node)
         for smaller in smaller_ints(value):
-            self.edits.append(Edit(node, cst.Integer(str(smaller))))
+            self.edits.append(Edit(node, cst.Integer(str(smaller)), origin="literals.integer"))
 
     def visit_Float(self, node: cst.Float) -> None:
         try:
@@ -93,22 +93,22 @@ class _Collector(cst.CSTVisitor):
             return
         for simple in ("1.0", "0.0"):
             if value != float(simple):
-                self.edits.append(Edit(node, cst.Float(simple)))
+                self.edits.append(Edit(node, cst.Float(simple), origin="literals.float"))
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         parent = self._parent(node)
         if isinstance(parent, (cst.DictElement, cst.Index, cst.Expr)) or node.value in ('""', "''"):
             return
         if "b" in node.prefix.lower():
-            self.edits.append(Edit(node, cst.SimpleString('b""')))
+            self.edits.append(Edit(node, cst.SimpleString('b""'), origin="literals.string"))
         else:
-            self.edits.append(Edit(node, cst.SimpleString('""')))
+            self.edits.append(Edit(node, cst.SimpleString('""'), origin="literals.string"))
 
     def _elements(self, node: cst.CSTNode, elements: Sequence[cst.CSTNode]) -> None:
         if self._is_store(node):
             return
         for element in elements:
-            self.edits.append(Edit(element, REMOVE))
+            self.edits.append(Edit(element, REMOVE, origin="literals.element"))
 
     def visit_List(self, node: cst.List) -> None:
         self._elements(node, node.elements)
@@ -127,7 +127,7 @@ class _Collector(cst.CSTVisitor):
         keywords = [a for a in node.args if a.keyword is not None]
         positional = [a for a in node.args if a.keyword is None]
         for arg in [*keywords, *positional]:
-            self.edits.append(Edit(arg, REMOVE))
+            self.edits.append(Edit(arg, REMOVE, origin="literals.argument"))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         keys = self._unpacked(node.target)
@@ -178,7 +178,7 @@ class _Collector(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         simpler = SIMPLER_DTYPES.get(node.attr.value)
         if simpler is not None and not self._is_store(node):
-            self.edits.append(Edit(node.attr, cst.Name(simpler)))
+            self.edits.append(Edit(node.attr, cst.Name(simpler), origin="literals.dtype"))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for reads in self.unpacked.values():  # in source order
@@ -186,21 +186,22 @@ class _Collector(cst.CSTVisitor):
             # unpacking can go; the oracle tells whether the program still fails the same way.
             if reads:
                 (first, one), *rest = reads
-                self.edits.append(Edit(first, one, tuple(rest)))
+                self.edits.append(Edit(first, one, tuple(rest), origin="literals.unpacked"))
         for line, keys, dims in self.unpackings:
             # Every unpacked name at once, and the unpacking itself: smaller even when the names were as
             # short as `1` (`b, h, w, c = x.shape` then `(b, c)` becomes `(1, 1)`).
             reads = [pair for key in keys for pair in self.unpacked.get(key, [])]
-            self.edits.append(Edit(line, REMOVE, tuple(reads)))
+            self.edits.append(Edit(line, REMOVE, tuple(reads), origin="literals.unpacked"))
             if dims is not None and len(dims) == len(keys):
                 exact = [(read, fit(self._parent(read), dim)) for key, dim in zip(keys, dims)
                          for read, _ in self.unpacked.get(key, [])]
-                self.edits.append(Edit(line, REMOVE, tuple(exact)))
+                self.edits.append(Edit(line, REMOVE, tuple(exact), origin="literals.unpacked"))
         for value, nodes in sorted(self.ints.items(), key=lambda item: -item[0]):
             if value > 2 and len(nodes) > 1:
                 replacement = cst.Integer("2")
                 first, *rest = nodes
-                self.grouped.append(Edit(first, replacement, tuple((n, replacement) for n in rest)))
+                self.grouped.append(Edit(first, replacement, tuple((n, replacement) for n in rest),
+                                         origin="literals.equal-integers"))
 
 
 class LiteralPass(EditPass):
