@@ -172,8 +172,8 @@ def pass_table(passes: Iterable[PassStats]) -> str:
     a row per sub-pass that offered edits (and one for candidates that mixed them), most productive first. ``payoff`` is tokens
     removed per test, the measure that orders passes after the first round; ``not run`` counts candidates rejected
     without a run, certain to raise NameError before the failure (reducer/search/unbound.py); ``set aside``
-    counts edits not offered in a round between full rounds, rejected alone before where they stand as they
-    stood (``edits`` counts those offered)."""
+    counts edits not offered in a round between full rounds, the same change rejected alone before (``edits``
+    counts those offered)."""
     header = ("pass", "runs", "edits", "set aside", "tests", "not run", "successes", "tokens removed", "payoff",
               "seconds")
     rows = []

@@ -47,7 +47,7 @@ class PassStats:
     skipped: int = 0  # runs abandoned because every candidate timed out
     not_run: int = 0  # candidates rejected without a run: certain to raise NameError first (search/unbound.py)
     edits: int = 0  # edits it offered, over all runs
-    # edits set aside in a round between full rounds: rejected alone before, where they stood as they stand now
+    # edits set aside in a round between full rounds: the same change was rejected alone before
     remembered: int = 0
     subpasses: list[SubPassStats] = dataclasses.field(default_factory=list)  # a pass made of sub-passes: one each
 
@@ -263,7 +263,7 @@ class Reduction:
 
     def run_pass(self, pass_: Pass, again: bool = True) -> bool:
         """Run one pass to its own fixpoint on the current program; True if it made the program smaller.
-        Without ``again``, edits rejected alone before, where they stand as they stand now, are not offered."""
+        Without ``again``, edits whose same change was rejected alone before are not offered."""
         with self.memo.active():
             return self._run_pass(pass_, again)
 

@@ -18,7 +18,6 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from reducer.search.passes.memo import current
-from reducer.search.passes.traversal import child_links
 from reducer.search.size import Size
 
 
@@ -51,17 +50,15 @@ class Edit:
         return ((self.node, self.replacement), *self.extra)
 
 
-EditKey = tuple[str, str, str, tuple[tuple[str, str], ...], int]
+EditKey = tuple[str, str, tuple[tuple[str, str], ...], int]
 
 
 def edit_keys(module: cst.Module, pass_name: str, edits: Sequence[Edit]) -> list[EditKey]:
-    """Each edit's identity across versions of a program, so that the search can tell the same change where
-    it stands as it stood: its pass and kind, the code of the simple statement around it (or of the compound
-    one it is in; none at the top level), the code of every node it changes and of what replaces it, and
-    which of the edits with all of that equal it is, in order."""
-    parents = current().links(module)  # remembered once a round has handed this module to a second pass
-    if parents is None:
-        parents = {id(child): parent for child, parent in child_links(module)}
+    """Each edit's identity across versions of a program, so that the search can tell the same change made
+    again: its pass and kind, the code of every node it changes and of what replaces it, and which of the
+    edits with all of that equal it is, in order. The code around the change is not part of it: keyed on its
+    statement as well, an edit rejected alone came back whenever another part of that statement changed, and
+    was mostly rejected again (docs/how-it-works.md has the numbers)."""
     codes: dict[int, str] = {}
 
     def code(node: Replacement | None) -> str:
@@ -73,17 +70,10 @@ def edit_keys(module: cst.Module, pass_name: str, edits: Sequence[Edit]) -> list
             codes[id(node)] = module.code_for_node(node)  # type: ignore[arg-type]
         return codes[id(node)]
 
-    def around(node: cst.CSTNode) -> cst.CSTNode | None:
-        parent = parents.get(id(node))
-        while parent is not None and not isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            parent = parents.get(id(parent))
-        return parent
-
     keys: list[EditKey] = []
     seen: dict[tuple, int] = {}
     for edit in edits:
-        key = (pass_name, edit.origin, code(around(edit.node)),
-               tuple((code(node), code(replacement)) for node, replacement in edit.changes()))
+        key = (pass_name, edit.origin, tuple((code(node), code(replacement)) for node, replacement in edit.changes()))
         seen[key] = seen.get(key, -1) + 1
         keys.append((*key, seen[key]))
     return keys
