@@ -50,7 +50,9 @@ _TEMPLATE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 # inlining and renaming change them. The words that say what kind of mismatch it is stay.
 _BOILERPLATE_LINES = re.compile(
     r"^(?:-{4,}|For simplicity, JAX has removed its internal frames.*|Set JAX_TRACEBACK_FILTERING=.*"
-    r"|\S+:\d+:\d+ \(\S+\))$")  # the last: the program's own stack frames (UnexpectedTracerError lists them)
+    # The last: the program's own stack frames (UnexpectedTracerError lists them; newer JAX also says where a
+    # tracer was made), with the column JAX leaves out when it is 0 (a call at the start of its line).
+    r"|\S+:\d+(?::\d+)? \(\S+\))$")
 _MESSAGE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"https?://\S+"), "<link>"),
     (re.compile(r"(The error occurred while tracing the function) .*? for (\w+)\."), r"\1 <fn> for \2."),
@@ -64,7 +66,8 @@ _MESSAGE_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(a call to) '[^']*'"), r"\1 <fn>"),
     (re.compile(r"\b(argument) \S+ (of type)"), r"\1 <arg> \2"),
     (re.compile(r"\b(was) \S+ (at \S+ traced for \w+)"), r"\1 <fn> \2"),
-    (re.compile(r"(:\d+:\d+) \([^()]*\)"), r"\1 (<fn>)"),
+    # A place in the program: its column and function go (its path and line go below, with the paths).
+    (re.compile(r"(:\d+)(?::\d+)? \([^()]*\)"), r"\1 (<fn>)"),
     (re.compile(r"\bthe final \d+ stack frames"), "the final N stack frames"),
 )
 
