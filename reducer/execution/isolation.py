@@ -31,6 +31,7 @@ import sys
 import sysconfig
 import tempfile
 import threading
+import types
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -40,6 +41,11 @@ from reprokit import jaxcompat, pysource
 # Modules and classes whose attributes a candidate must not leave changed (checked by identity).
 WATCHED_MODULES = ("builtins", "jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree_util",
                    "jax.scipy.special", "numpy") + jaxcompat.WATCHED_MODULES
+# Why a runner retires when only its own interpreter's state changed (Snapshot.restore): nothing its candidate
+# started was still running then, unlike a thread or child process left behind, or a runner stopped mid-run.
+PATCHED, CONFIG_KEPT = " was patched", "jax config "
+TRACE_LEFT, TOO_BIG = "a jax trace was left open", "the runner grew too big"
+BACKEND_SETTINGS = "the backend may have started under other JAX/XLA settings"
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
             signal.SIGCHLD, signal.SIGPIPE, signal.SIGVTALRM, signal.SIGPROF)
 MAX_RSS_BYTES = 6 << 30  # a runner that has grown past this is replaced (memory is not given back to the OS)
@@ -123,6 +129,33 @@ class _Contents:
         return (len(namespace) == len(self.names) and all(map(operator.is_, namespace, self.names))
                 and all(map(operator.is_, namespace.values(), self.values)))
 
+    def grown_by_submodules(self, namespace: dict[str, Any], module: str) -> bool:
+        """Whether ``namespace`` (of the package ``module``) holds all it held, as it held it, and besides only
+        installed submodules that a lazy import put there (``np.fft``: numpy 2 loads it on first use).
+        Installed modules stay loaded from one candidate to the next, so those stay too; a runner that
+        took them for patches retired after every candidate that used one (heavy 06, every candidate)."""
+        if len(namespace) <= len(self.names):
+            return False
+        names = list(namespace)
+        kept = names[:len(self.names)]
+        if not (all(map(operator.is_, kept, self.names))
+                and all(map(operator.is_, (namespace[n] for n in kept), self.values))):
+            return False
+        return all(_installed_submodule(namespace[n], f"{module}.{n}") for n in names[len(self.names):])
+
+
+def wrote_whole_files(reason: str) -> bool:
+    """Whether a runner retiring for ``reason`` (one of :meth:`Snapshot.restore`'s) left every file it wrote
+    whole: it changed its interpreter's state only, and nothing its candidate started was still running."""
+    return reason.endswith(PATCHED) or reason.startswith(CONFIG_KEPT) or reason in (TRACE_LEFT, TOO_BIG,
+                                                                                    BACKEND_SETTINGS)
+
+
+def _installed_submodule(value: Any, name: str) -> bool:
+    path = getattr(value, "__file__", None)
+    return (isinstance(value, types.ModuleType) and sys.modules.get(name) is value and isinstance(path, str)
+            and path.startswith(_INSTALLED))
+
 
 def _watched_namespaces() -> list[tuple[str, dict[str, Any]]]:
     spaces = [(name, vars(sys.modules[name])) for name in WATCHED_MODULES if name in sys.modules]
@@ -205,7 +238,7 @@ class Snapshot:
             if jaxcompat.backend_started() and _backend_settings(os.environ) != _backend_settings(self.environ):
                 # Its backend may have started under the candidate's settings (XLA_FLAGS's device count):
                 # every later candidate here would compute there.
-                reasons.append("the backend may have started under other JAX/XLA settings")
+                reasons.append(BACKEND_SETTINGS)
             os.environ.clear()
             os.environ.update(self.environ)
         tempfile.tempdir = None
@@ -251,21 +284,25 @@ class Snapshot:
                 try:
                     jax.config.update(name, wanted)
                 except Exception as err:  # noqa: BLE001 - a setting that cannot be changed back
-                    reasons.append(f"jax config {name} could not be restored: {err}")
+                    reasons.append(f"{CONFIG_KEPT}{name} could not be restored: {err}")
         return reasons
 
     def _dirt(self) -> list[str]:
         reasons = []
         for name, space in _watched_namespaces():
             before = self.watched.get(name)
-            if before is not None and not before.held_by(space):
-                reasons.append(f"{name} was patched")
+            if before is None or before.held_by(space):
+                continue
+            if name in WATCHED_MODULES and before.grown_by_submodules(space, name):
+                self.watched[name] = _Contents.of(space)
+            else:
+                reasons.append(f"{name}{PATCHED}")
         if threading.active_count() > self.threads:
             reasons.append("a thread is still running")
         if not jaxcompat.trace_state_clean():
-            reasons.append("a jax trace was left open")
+            reasons.append(TRACE_LEFT)
         if _rss_bytes() > MAX_RSS_BYTES:
-            reasons.append("the runner grew too big")
+            reasons.append(TOO_BIG)
         return reasons
 
 

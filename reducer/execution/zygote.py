@@ -56,7 +56,7 @@ from reducer.execution.forked import (
     watch_child,
 )
 from reducer.execution.fresh import empty_directory, finished_outcome
-from reducer.execution.isolation import patches_modules
+from reducer.execution.isolation import patches_modules, wrote_whole_files
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
     Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, Spawn, Spawned, receive, send,
@@ -266,9 +266,11 @@ class Zygote:
         retired = reply.how.retired + self._settled()
         if self.runner is not None:
             self._end_runner()
-        clean = isinstance(reply, Finished) and not retired and reply.outcome.kind is not Kind.TIMEOUT
+        clean = (isinstance(reply, Finished) and reply.outcome.kind is not Kind.TIMEOUT
+                 and all(map(wrote_whole_files, retired)))
         if not clean:
             # Killed, or it left threads running: an entry may be half written (jax writes them in place).
+            # (A runner that only patched a module wrote whole entries: they stay, keyed by what was compiled.)
             empty_directory(self.cache_dir)
         how = How("new", retired or ("wrote the cache",))
         return dataclasses.replace(reply, how=how)

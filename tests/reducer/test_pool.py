@@ -125,6 +125,33 @@ def test_candidates_run_in_place_on_a_warm_runner():
         pool.close()
 
 
+LAZY_SUBMODULE = """
+import numpy as np
+loaded = "fft" in vars(np)
+np.fft.rfft(np.ones(4))
+raise ValueError(f"numpy.fft loaded before: {loaded}")
+"""
+
+
+def test_a_lazily_imported_numpy_submodule_keeps_the_runner():
+    # numpy 2 imports np.fft on first use, which puts it into numpy's namespace. Taken for a patch, that
+    # retired the runner after every candidate that used it (heavy 06: every candidate on a new runner, its
+    # compilations lost with the last one). Installed modules stay loaded, so that one may too; a module set
+    # there under another name is still a patch.
+    pool = PoolExecutor(1)
+    try:
+        first, second = run(pool, LAZY_SUBMODULE), run(pool, LAZY_SUBMODULE)
+        assert (first.message, second.message) == ("numpy.fft loaded before: False",
+                                                   "numpy.fft loaded before: True")
+        assert (pool.stats.runners, dict(pool.stats.retired)) == (1, {})
+        patch = "import numpy as np\ndef patch(module):\n    vars(module)['spectral'] = module.fft\npatch(np)\n"
+        assert run(pool, patch).kind is Kind.SUCCESS
+        assert run(pool, "x = 1\n").kind is Kind.SUCCESS  # (the runner tells why it went with the next reply)
+        assert (pool.stats.runners, dict(pool.stats.retired)) == (2, {"numpy was patched": 1})
+    finally:
+        pool.close()
+
+
 def test_closing_leaves_no_scratch_directory_behind(tmp_path):
     # Every runner writes only in a scratch directory of its own; a pool that closed with a warm runner used
     # to leave that directory behind in /tmp, two per reduction at --jobs 2. They are made in a directory of

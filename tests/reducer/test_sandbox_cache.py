@@ -150,6 +150,16 @@ def test_an_original_cut_short_leaves_no_entry(pool: PoolExecutor, tmp_path: Pat
     assert os.listdir(pool.cache_dir) == []  # whatever it wrote may be half written: gone
 
 
+def test_an_original_that_only_patched_a_module_keeps_what_it_compiled(pool: PoolExecutor, tmp_path: Path) -> None:
+    # Its runner retires (numpy changed), but nothing of its program was still running: the entries are whole.
+    patching = ORIGINAL.replace('raise ValueError', 'import numpy\ndef patch(module):\n    vars(module)["leak"] = 1\n'
+                                'patch(numpy)\nraise ValueError')
+    outcome = run(pool.program(str(tmp_path), original=patching), patching)
+    assert (outcome.exc_type, outcome.message) == ("ValueError", "original")
+    assert dict(pool.stats.retired) == {"numpy was patched": 1}
+    assert [name for name in os.listdir(pool.cache_dir) if name.startswith("jit__lambda-")]
+
+
 def test_the_cache_dir_goes_with_the_pool(tmp_path: Path) -> None:
     pool = PoolExecutor(1, sandbox=Sandbox.for_machine())
     cache = pool.cache_dir
