@@ -79,11 +79,12 @@ def _pss(pid: int) -> int:
     return 0
 
 
-def kill_descendants(keep: int = 0) -> int:
-    """Kill every descendant of this process but ``keep`` (a subreaper: orphans come back to it); return how many."""
+def kill_descendants(keep: tuple[int, ...] = ()) -> int:
+    """Kill every descendant of this process but the children ``keep`` (a subreaper: orphans come back to it);
+    return how many."""
     killed = 0
     for _ in range(10000):
-        kids = [pid for pid in children() if pid != keep]
+        kids = [pid for pid in children() if pid not in keep]
         if not kids:
             break
         for pid in kids:

@@ -15,6 +15,7 @@ import pytest
 from reducer.execution import proctree
 from reducer.execution.isolation import patches_modules
 from reducer.execution.fresh import Cancelled
+from reducer.execution.environment import prelude
 from reducer.execution.pool import PoolExecutor, needs_fresh_interpreter, top_level_imports
 from reducer.execution.outcome import Kind
 from reducer.execution.sandbox import Sandbox
@@ -168,6 +169,40 @@ def test_closing_leaves_no_scratch_directory_behind(tmp_path):
         pool._all[0].process.kill()  # a worker killed with its runner: close() still removes their scratch
     finally:
         pool.close()
+    assert not Path(pool.scratch_root).exists() and list(system_tmp.iterdir()) == []
+
+
+def _descendants(pid: int) -> list[int]:
+    found, waiting = [], [pid]
+    while waiting:
+        children = proctree.children(waiting.pop())
+        found += children
+        waiting += children
+    return found
+
+
+def test_candidates_that_change_the_device_count_back_and_forth_keep_a_runner_each(tmp_path):
+    # A multi-device program's candidates alternate between its device count and the user's (a candidate
+    # without the line that sets it). Each change of kind forked a new runner (0.7 s each on heavy 05, 61
+    # runners for 681 candidates); the runner of the other kind now waits for the next change back, and both
+    # go with the pool.
+    sets = ('import os\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"\nimport jax\n'
+            'raise ValueError(str(jax.device_count()))\n')
+    plain = "import jax\nraise ValueError(str(jax.device_count()))\n"
+    system_tmp = tmp_path / "tmp"
+    system_tmp.mkdir()
+    pool = PoolExecutor(1, prelude=prelude(sets)[0], cpu_devices=4, env={"TMPDIR": str(system_tmp)})
+    try:
+        assert [run(pool, source).message for source in (sets, plain, sets, plain, sets)] == ["4", "1", "4", "1", "4"]
+        assert (pool.stats.runners, pool.stats.in_place, dict(pool.stats.retired)) == (2, 5, {})
+        assert len(list(Path(pool.scratch_root).iterdir())) == 2  # both runners' scratch directories
+        processes = _descendants(pool._all[0].process.pid)  # the zygote's (its runners among them)
+    finally:
+        pool.close()
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes and not any(Path(f"/proc/{pid}").exists() for pid in processes)
     assert not Path(pool.scratch_root).exists() and list(system_tmp.iterdir()) == []
 
 
