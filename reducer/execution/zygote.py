@@ -448,7 +448,7 @@ class Zygote:
         return status
 
     def _kill_orphans(self) -> None:
-        """Kill what killed candidates left behind (daemons that came back to this subreaper), sparing the runner."""
+        """Kill what killed candidates left behind (daemons that came back to this subreaper), sparing the runners."""
         if self.sandbox.enabled:
             proctree.kill_descendants(keep=tuple(r.pid for r in (self.runner, self.spare) if r is not None))
 
