@@ -194,15 +194,6 @@ def test_a_warning_from_jax_keeps_the_runner_and_is_shown_again():
         pool.close()
 
 
-def _descendants(pid: int) -> list[int]:
-    found, waiting = [], [pid]
-    while waiting:
-        children = proctree.children(waiting.pop())
-        found += children
-        waiting += children
-    return found
-
-
 def test_candidates_that_change_the_device_count_back_and_forth_keep_a_runner_each(tmp_path):
     # A multi-device program's candidates alternate between its device count and the user's (a candidate
     # without the line that sets it). Each change of kind forked a new runner (0.7 s each on heavy 05, 61
@@ -218,7 +209,7 @@ def test_candidates_that_change_the_device_count_back_and_forth_keep_a_runner_ea
         assert [run(pool, source).message for source in (sets, plain, sets, plain, sets)] == ["4", "1", "4", "1", "4"]
         assert (pool.stats.runners, pool.stats.in_place, dict(pool.stats.retired)) == (2, 5, {})
         assert len(list(Path(pool.scratch_root).iterdir())) == 2  # both runners' scratch directories
-        processes = _descendants(pool._all[0].process.pid)  # the zygote's (its runners among them)
+        processes = list(proctree._tree(pool._all[0].process.pid))[1:]  # the zygote's (its runners among them)
     finally:
         pool.close()
     deadline = time.monotonic() + 10
