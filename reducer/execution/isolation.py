@@ -46,6 +46,10 @@ WATCHED_MODULES = ("builtins", "jax", "jax.numpy", "jax.lax", "jax.random", "jax
 PATCHED, CONFIG_KEPT = " was patched", "jax config "
 TRACE_LEFT, TOO_BIG = "a jax trace was left open", "the runner grew too big"
 BACKEND_SETTINGS = "the backend may have started under other JAX/XLA settings"
+# Functions Python calls on the program's behalf, which a candidate may replace (set back after each one): a
+# warnings.showwarning left raising turned the next candidate's warning into its failure.
+_HOOKS = ((sys, "excepthook"), (sys, "displayhook"), (sys, "breakpointhook"), (sys, "unraisablehook"),
+          (threading, "excepthook"), (warnings, "showwarning"), (warnings, "formatwarning"))
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
             signal.SIGCHLD, signal.SIGPIPE, signal.SIGVTALRM, signal.SIGPROF)
 MAX_RSS_BYTES = 6 << 30  # a runner that has grown past this is replaced (memory is not given back to the OS)
@@ -211,7 +215,7 @@ class Snapshot:
         jaxcompat.forget_fast_dispatch()
         return cls(
             environ=dict(os.environ), cwd=os.getcwd(), sys_path=list(sys.path), argv=list(sys.argv),
-            streams=(sys.stdin, sys.stdout, sys.stderr), hooks=(sys.excepthook, sys.displayhook),
+            streams=(sys.stdin, sys.stdout, sys.stderr), hooks=tuple(getattr(m, name) for m, name in _HOOKS),
             recursion_limit=sys.getrecursionlimit(), warning_filters=list(warnings.filters),
             numpy_err=np.geterr(), numpy_print=np.get_printoptions(), random_state=random.getstate(),
             numpy_random_state=np.random.get_state(), handlers={s: signal.getsignal(s) for s in _SIGNALS},
@@ -245,7 +249,8 @@ class Snapshot:
         sys.path = list(self.sys_path)
         sys.argv = list(self.argv)
         sys.stdin, sys.stdout, sys.stderr = self.streams
-        sys.excepthook, sys.displayhook = self.hooks
+        for (module, name), hook in zip(_HOOKS, self.hooks):
+            setattr(module, name, hook)
         sys.setrecursionlimit(self.recursion_limit)
         if warnings.filters != self.warning_filters:
             warnings.filters[:] = self.warning_filters

@@ -63,27 +63,38 @@ def test_success(pool):
     "import numpy as np; np.seterr(all='raise'); np.random.seed(7)",
     "import warnings; warnings.simplefilter('error')",
     "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); signal.alarm(1000)",
+    # hooks Python calls on the program's behalf, replaced through a helper (no visible patch): put back
+    "def patch(module, name):\n    vars(module)[name] = print\nimport warnings\npatch(warnings, 'showwarning')\n"
+    "patch(warnings, 'formatwarning')\npatch(sys, 'breakpointhook')\npatch(sys, 'unraisablehook')\n"
+    "patch(threading, 'excepthook')",
 ])
 def test_no_state_leaks_into_the_next_candidate(pool, mutation):
     probe = """
-    import os, sys, builtins, threading, signal, warnings
+    import os, sys, threading, signal, warnings
     import numpy as np
     import jax, jax.numpy as jnp
     state = (jnp.ones(1).dtype.name, jax.config.jax_debug_nans, jnp.add is None, jnp.float32 is None,
-             hasattr(jax, '_leak'), os.getcwd() == '/', 'LEAK' in os.environ, '/leak' in sys.path,
-             sys.getrecursionlimit(), hasattr(builtins, 'leak'), threading.active_count(), np.geterr()['divide'],
+             hasattr(jax, '_leak'), os.getcwd() == '/', os.getenv('LEAK'), '/leak' in sys.path,
+             sys.getrecursionlimit(), hasattr(print.__self__, 'leak'), threading.active_count(), np.geterr()['divide'],
              np.random.get_state()[1][0] == np.random.RandomState(7).get_state()[1][0], warnings.filters[0][0], signal.getsignal(signal.SIGTERM),
-             signal.alarm(0))
+             signal.alarm(0), [hook is print for hook in (warnings.showwarning, warnings.formatwarning,
+                                                         sys.breakpointhook, sys.unraisablehook, threading.excepthook)])
     raise RuntimeError(repr(state))
     """
+    # The probe must run on a warm runner, where a candidate's state could show: it reads the environment with
+    # getenv (naming os.environ sends a program to a fresh interpreter) and builtins as print's module (naming
+    # them sends it to a child of its own). Before, it did both, and no leak could show.
     before = run(pool, probe)
-    mutate = f"import os, sys\nimport jax, jax.numpy as jnp\n{mutation}\nraise ValueError('mutated')\n"
+    fallbacks, children = pool.stats.fresh_fallbacks, pool.stats.own_child
+    mutate = f"import os, sys, threading\nimport jax, jax.numpy as jnp\n{mutation}\nraise ValueError('mutated')\n"
     for _ in range(2):  # both workers
         assert run(pool, mutate).message == "mutated"
     for _ in range(2):
         after = run(pool, probe)
         assert after.message == before.message
     assert "float32" in before.message
+    assert pool.stats.fresh_fallbacks - fallbacks == (2 if "environ" in mutation else 0)  # the probes ran warm
+    assert pool.stats.own_child - children == (2 if patches_modules(mutate) else 0)
 
 
 DONATED_THEN_USED = """
