@@ -129,8 +129,12 @@ class _Contents:
         return cls(tuple(namespace), tuple(namespace.values()))
 
     def held_by(self, namespace: dict[str, Any]) -> bool:
-        # Order counts too: a name deleted and set again is a patch, even to the same value.
-        return (len(namespace) == len(self.names) and all(map(operator.is_, namespace, self.names))
+        return len(namespace) == len(self.names) and self._starts(namespace)
+
+    def _starts(self, namespace: dict[str, Any]) -> bool:
+        # Whether ``namespace`` begins with these names and values (map stops at the shorter). Order counts
+        # too: a name deleted and set again is a patch, even to the same value.
+        return (all(map(operator.is_, namespace, self.names))
                 and all(map(operator.is_, namespace.values(), self.values)))
 
     def grown_by_submodules(self, namespace: dict[str, Any], module: str) -> bool:
@@ -138,14 +142,10 @@ class _Contents:
         installed submodules that a lazy import put there (``np.fft``: numpy 2 loads it on first use).
         Installed modules stay loaded from one candidate to the next, so those stay too; a runner that
         took them for patches retired after every candidate that used one (heavy 06, every candidate)."""
-        if len(namespace) <= len(self.names):
+        if len(namespace) <= len(self.names) or not self._starts(namespace):
             return False
-        names = list(namespace)
-        kept = names[:len(self.names)]
-        if not (all(map(operator.is_, kept, self.names))
-                and all(map(operator.is_, (namespace[n] for n in kept), self.values))):
-            return False
-        return all(_installed_submodule(namespace[n], f"{module}.{n}") for n in names[len(self.names):])
+        added = list(namespace)[len(self.names):]
+        return all(_installed_submodule(namespace[n], f"{module}.{n}") for n in added)
 
 
 def wrote_whole_files(reason: str) -> bool:
