@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
+import functools
 import json
 import types
 import typing
@@ -194,11 +195,17 @@ def _plain(value: Any) -> Any:
 
 def _build(cls: type, plain: dict[str, Any]) -> Any:
     """An instance of the dataclass ``cls`` from its plain fields (missing ones take their defaults)."""
-    hints = typing.get_type_hints(cls)
-    unknown = set(plain) - {f.name for f in dataclasses.fields(cls)}
+    hints, names = _fields_of(cls)
+    unknown = set(plain) - names
     if unknown:
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
     return cls(**{name: _typed(hints[name], value) for name, value in plain.items()})
+
+
+@functools.cache  # resolving string annotations was most of a decode (a Finished: 280 -> 33 us); several per candidate
+def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """The resolved type of each field of the dataclass ``cls``, and the fields' names."""
+    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
 
 
 def _typed(hint: Any, value: Any) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 
 from reducer.execution.outcome import Kind, Outcome, first_line
@@ -80,6 +81,7 @@ def _template_line(line: str) -> str:
     return line.strip()
 
 
+@functools.lru_cache(maxsize=1024)  # of the original at every candidate (0.1 ms each), whose message often repeats it
 def template(message: str) -> str:
     """Every line of ``message``, volatile parts (numbers, shapes, ids, paths, the program's own names, tracer
     levels) abstracted and JAX's boilerplate lines dropped, joined by " | "."""
