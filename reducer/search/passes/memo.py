@@ -3,13 +3,14 @@
 The search builds many candidates from one module, and a round hands most passes the same module, so a few
 things are worth remembering across calls: a module's parent links (from its second rewrite on, a rewrite
 rebuilds only the paths to the changed nodes), its metadata wrapper (each libcst provider resolved once for
-every pass that reads the module), and, per top-level statement object, its code and token counts, and per
-statement text whether it compiles (a candidate shares most statements with the last one). Every entry is
-keyed on tree objects a reduction made, so a memo belongs to a reduction: whoever runs one activates a
-memo of its own while the reduction's passes and candidates run (:meth:`Memo.active`), and the functions of
-:mod:`.base` read the active one (:func:`current`). With none active (a test, a tool that applies a pass
-once, an engine that activates none) the process's own memo serves. None of this changes a result, only how
-fast it comes.
+every pass that reads the module), per top-level statement object its code, and per statement text its
+token counts and whether it compiles (a candidate shares most statements with the last one, and an edit kept
+in a pass's search is made again, on a new copy of its statement, in every later candidate of that search).
+Every entry is keyed on tree objects a reduction made, or on text, so a memo belongs to a reduction: whoever
+runs one activates a memo of its own while the reduction's passes and candidates run (:meth:`Memo.active`),
+and the functions of :mod:`.base` read the active one (:func:`current`). With none active (a test, a tool
+that applies a pass once, an engine that activates none) the process's own memo serves. None of this changes
+a result, only how fast it comes.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Memo:
         self._links: list[tuple[cst.Module, dict[int, cst.CSTNode]]] = []  # modules rewritten more often
         self._statements: dict[int, Statement] = {}
         self._compiles: dict[str, bool] = {}
+        self._counts: dict[str, tuple[int, int] | None] = {}
         self._wrappers: list[MetadataWrapper] = []
 
     @contextlib.contextmanager
@@ -70,8 +72,15 @@ class Memo:
             if len(self._statements) >= KEEP_STATEMENTS:
                 self._statements.clear()
             code = module.code_for_node(statement)
-            known = self._statements[id(statement)] = (statement, code, counts(code))
+            known = self._statements[id(statement)] = (statement, code, self._counted(code))
         return known
+
+    def _counted(self, text: str) -> tuple[int, int] | None:
+        if text not in self._counts:
+            if len(self._counts) >= KEEP_STATEMENTS:
+                self._counts.clear()
+            self._counts[text] = counts(text)
+        return self._counts[text]
 
     def compiles(self, text: str, check: Callable[[str], bool]) -> bool:
         """``check(text)``, asked once per text."""
