@@ -213,6 +213,19 @@ def timing_line(timing: dict[str, float]) -> str:
             f"{phases} + {waited - program:.0f} ms around it (fork, sandbox, messages, the runner's checks){where}")
 
 
+def runners_line(runners: dict[str, Any]) -> str:
+    """What the warm workers did (Result.runners): a runner forked for many candidates is the cheap case; a new
+    one per candidate (crashes, patches, threads left running) costs a fork and cold caches each."""
+    others = [f"{runners['own_child']} in a child of their own"] if runners["own_child"] else []
+    others += [f"{runners['fresh']} in a fresh interpreter"] if runners["fresh"] else []
+    line = (f"runners: {runners['forked']} forked for {runners['warm']} runs on them"
+            + (f" ({', '.join(others)})" if others else ""))
+    retired = runners["retired"]
+    if retired:
+        line += f"; {sum(retired.values())} retired: " + ", ".join(f"{why} {n}" for why, n in retired.items())
+    return line
+
+
 def _payoff(tokens: int, tests: int) -> str:
     return f"{tokens / tests:.2f}" if tests else "-"
 
@@ -285,6 +298,8 @@ def run(argv: list[str]) -> int:
         print(pass_table(result.passes), file=sys.stderr)
         if result.timing:
             print(timing_line(result.timing), file=sys.stderr)
+        if result.runners:
+            print(runners_line(result.runners), file=sys.stderr)
         if result.stages:
             print(stages_line(result.stages), file=sys.stderr)
     return EXIT_OK

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Any
 
 from multiprocess.connection import Connection, wait
 from multiprocess.reduction import send_handle
@@ -142,6 +143,19 @@ class PoolStats:
             self.in_place += 1
             self.runners += how.runner == "new"
         self.retired.update(how.retired)
+
+    def since(self, before: PoolStats) -> dict[str, Any]:
+        """What the pool did after ``before`` (a copy of these counts taken earlier; a shared pool serves other
+        programs too): runners forked, candidates run on one, in a child of their own or in a fresh
+        interpreter, and runners retired by why, most often first (``--stats``' runners line)."""
+        retired = self.retired - before.retired
+        return {"forked": self.runners - before.runners, "warm": self.in_place - before.in_place,
+                "own_child": self.own_child - before.own_child,
+                "fresh": self.fresh_fallbacks - before.fresh_fallbacks,
+                "retired": dict(sorted(retired.items(), key=lambda item: (-item[1], item[0])))}
+
+    def copy(self) -> PoolStats:
+        return dataclasses.replace(self, retired=collections.Counter(self.retired))
 
 
 _DEVICE_OOM = re.compile(r"RESOURCE_EXHAUSTED: Out of memory", re.IGNORECASE)

@@ -340,7 +340,7 @@ class Zygote:
             now = time.perf_counter()
             if now >= given_up:
                 self._end_runner()
-                return Abandoned(How(runner_how))
+                return Abandoned(How(runner_how, ("cancelled",)))
             remaining = start + job.timeout - now
             if remaining <= 0:
                 self._end_runner()
@@ -418,6 +418,8 @@ class Zygote:
         if spare is not None and spare.environ == environ:
             self.runner, self.spare = spare, current
         elif current is not None:
+            if self.spare is not None:
+                self.retired += ("a third environment",)  # (--stats: why runners went)
             self._end_spare()
             self.runner, self.spare = None, current
 

@@ -93,6 +93,11 @@ def test_stats_prints_where_a_tests_time_went(tmp_path):
                      r"runs: trace \d+, lower \d+, compile \d+\) \+ -?\d+ ms around it", done.stderr), done.stderr
     assert re.search(r"\nstages: checking the original and starting the pool \d+\.\ds, search \d+\.\ds, closing "
                      r"the pool \d+\.\ds, confirmation \d+\.\ds\n", done.stderr), done.stderr
+    # Two runners for the original's warm runs (each retired: it may write the compilation cache), one per
+    # worker for the candidates, and any a cancelled candidate cost.
+    found = re.search(r"\nrunners: (\d+) forked for \d+ runs on them; \d+ retired: wrote the cache 2(, cancelled \d+)?\n",
+                      done.stderr)
+    assert found and int(found.group(1)) >= 4, done.stderr
 
 
 def test_a_result_says_how_long_each_stage_took(tmp_path):
@@ -109,3 +114,42 @@ def test_a_result_says_how_long_each_stage_took(tmp_path):
     assert result.stages["search"] >= sum(p.seconds for p in result.passes) * 0.9
     assert result.original.seconds >= result.stages["checks"] / 10  # the check's verdict: its slowest run
     assert result.to_json()["stages"] == result.stages
+
+
+def test_a_result_counts_the_runners_its_reduction_forked_and_why_they_went(tmp_path):
+    """--stats' runners line (heavy 05 forked 61 runners for 681 candidates, found only by counting them with
+    a wrapper): with one worker, one runner for every candidate, and one for each of the original's warm runs."""
+    import reducer
+    from reducer.cli import runners_line
+
+    program = tmp_path / "jitted.py"
+    program.write_text(JITTED)
+    result = reducer.reduce(str(program), jobs=1)
+    runners = result.runners
+    assert (runners["forked"], runners["own_child"], runners["fresh"]) == (3, 0, 0)
+    assert runners["retired"] == {"wrote the cache": 2}
+    assert runners["warm"] >= result.tests + 2  # the search's runs, the original's two, the capture runs
+    assert result.to_json()["runners"] == runners
+    assert runners_line(runners) == f"runners: 3 forked for {runners['warm']} runs on them; 2 retired: wrote the cache 2"
+
+
+def test_runner_counts_are_per_program_on_a_shared_pool_and_add_up_over_pools():
+    from reducer.api import _added
+    from reducer.cli import runners_line
+    from reducer.execution.pool import PoolStats
+    from reducer.execution.protocol import How
+
+    stats = PoolStats()
+    stats.count(How("new", ("wrote the cache",)))
+    before = stats.copy()
+    for how in (How("new"), How("reused"), How("new", ("died",)), How("fork"), How("reused", ("cpu time", "died"))):
+        stats.count(how)
+    stats.fresh_fallbacks += 1
+    counts = stats.since(before)
+    assert counts == {"forked": 2, "warm": 4, "own_child": 1, "fresh": 1, "retired": {"died": 2, "cpu time": 1}}
+    assert before.retired == {"wrote the cache": 1}  # a copy: counting on did not change it
+    assert _added(counts, {"forked": 1, "warm": 2, "own_child": 0, "fresh": 0, "retired": {"cpu time": 2}}) == {
+        "forked": 3, "warm": 6, "own_child": 1, "fresh": 1, "retired": {"cpu time": 3, "died": 2}}
+    assert _added(counts, {}) == counts
+    assert runners_line(counts) == ("runners: 2 forked for 4 runs on them (1 in a child of their own, 1 in a fresh "
+                                    "interpreter); 3 retired: died 2, cpu time 1")
