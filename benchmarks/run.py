@@ -51,6 +51,7 @@ class Row:
     run_seconds: float = 0.0  # one fresh run of the original (its first check)
     search_seconds: float = 0.0  # the passes' own seconds; the rest is fixed cost (checks, pool, confirmation)
     timing: dict[str, float] = dataclasses.field(default_factory=dict)  # where a test's time went (Result.timing)
+    runners: dict = dataclasses.field(default_factory=dict)  # the warm workers' runners (Result.runners)
     kept_signature: bool = False
     disagreements: int = 0  # accepted programs a fresh interpreter did not confirm (the pool's goal is 0)
     passes: dict[str, int] = dataclasses.field(default_factory=dict)  # tokens removed per pass
@@ -119,6 +120,7 @@ def measure_jax_reduce(path: Path, row: Row, args: argparse.Namespace) -> None:
     row.run_seconds, row.search_seconds = result.original.seconds, sum(p.seconds for p in result.passes)
     row.passes = {p.name: p.tokens_removed for p in result.passes}
     row.timing = result.timing
+    row.runners = result.runners
     row.kept_signature = keeps_signature(result.source, path, result.original, Signature())
     print(f"  jax-reduce: {row.tokens_before} -> {row.tokens_after} tokens (minimal {row.minimal_tokens}), "
           f"{row.decided} decided tests ({row.tests} run), {row.seconds:.1f}s, signature kept: {row.kept_signature}", flush=True)
@@ -171,7 +173,7 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
                           *baseline_report(rows)])
     pass_names = sorted({name for row in rows for name in row.passes})
     head = ["program", "tokens", "minimal", "reduced", "ratio", "decided tests", "tests run", "seconds", "run s",
-            "fixed s", "ms/test", "in program", "trace+lower", "compile", "sig kept", "disagree"]
+            "fixed s", "ms/test", "in program", "trace+lower", "compile", "runners", "sig kept", "disagree"]
     head += [f"-{name}" for name in pass_names]
     head += ["fresh s", "pool speed-up", "ddmin tokens", "ddmin tests", "ddmin syntax rej.", "ddmin s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -179,7 +181,7 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         speedup = r.fresh_seconds / r.seconds if r.fresh_seconds else None
         cells = [r.name, str(r.tokens_before), str(r.minimal_tokens), str(r.tokens_after), f"{r.ratio:.1f}x",
                  str(r.decided), str(r.tests), f"{r.seconds:.0f}", f"{r.run_seconds:.1f}",
-                 f"{r.seconds - r.search_seconds:.1f}", *_timing_cells(r.timing),
+                 f"{r.seconds - r.search_seconds:.1f}", *_timing_cells(r.timing), fmt(r.runners.get("forked")),
                  "yes" if r.kept_signature else "NO", str(r.disagreements)]
         cells += [str(r.passes.get(name, 0)) for name in pass_names]
         cells += [fmt(r.fresh_seconds, ".0f"), fmt(speedup, ".1f") + ("x" if speedup else ""),
@@ -227,7 +229,7 @@ def report(rows: list[Row], args: argparse.Namespace, wall: float) -> str:
         "run of the original, `fixed s` the seconds outside the passes (the original's checks, the pool's start, "
         "the final confirmation); `ms/test` is the mean time the search waited for a test run, `in program` the part "
         "spent running the program, `trace+lower` and `compile` what JAX reported spending on those inside it (means "
-        "over the warm runs that measured them); `disagree` counts accepted programs that the final fresh-interpreter check did not "
+        "over the warm runs that measured them); `runners` the warm runners forked (`--stats`' runners line); `disagree` counts accepted programs that the final fresh-interpreter check did not "
         "confirm (the result then falls back to the newest confirmed one); `-pass` is tokens removed by that pass; `fresh s` is the same reduction with a fresh "
         "interpreter per candidate (`--no-pool`); `ddmin` is plain line-based ddmin on the same warm-pool "
         "oracle, one candidate at a time, with uncompilable candidates rejected without a run.",
