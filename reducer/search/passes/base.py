@@ -253,8 +253,9 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     for edit in edits:
         for node, replacement in edit.changes():
             changes.setdefault(id(node), (node, replacement))
-    parents = current().links(module)  # known from a module's second rewrite on: only the changed paths rebuilt
-    replacements = {key: _fresh(replacement) if parents is None else _placed(replacement, node, parents)
+    memo = current()
+    parents = memo.links(module)  # known from a module's second rewrite on: only the changed paths rebuilt
+    replacements = {key: _fresh(replacement) if parents is None else memo.placed(replacement, node, parents, _placed)
                     for key, (node, replacement) in changes.items()}
     above = _above(parents, replacements) if parents is not None else None
     return module.visit(_Rewriter(replacements, above))

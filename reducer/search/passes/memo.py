@@ -3,9 +3,10 @@
 The search builds many candidates from one module, and a round hands most passes the same module, so a few
 things are worth remembering across calls: a module's parent links (from its second rewrite on, a rewrite
 rebuilds only the paths to the changed nodes), its metadata wrapper (each libcst provider resolved once for
-every pass that reads the module), per top-level statement object its code, and per statement text its
-token counts and whether it compiles (a candidate shares most statements with the last one, and an edit kept
-in a pass's search is made again, on a new copy of its statement, in every later candidate of that search).
+every pass that reads the module), per top-level statement object its code, per statement text its token
+counts and whether it compiles (a candidate shares most statements with the last one, and an edit kept in a
+pass's search is made again, on a new copy of its statement, in every later candidate of that search), and
+per edit's replacement the form it takes in the module (every candidate of a search makes its edits again).
 Every entry is keyed on tree objects a reduction made, or on text, so a memo belongs to a reduction: whoever
 runs one activates a memo of its own while the reduction's passes and candidates run (:meth:`Memo.active`),
 and the functions of :mod:`.base` read the active one (:func:`current`). With none active (a test, a tool
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -41,6 +43,7 @@ class Memo:
         self._statements: dict[int, Statement] = {}
         self._compiles: dict[str, bool] = {}
         self._counts: dict[str, tuple[int, int] | None] = {}
+        self._placed: dict[tuple[int, int], tuple[Any, cst.CSTNode, dict[int, cst.CSTNode], Any]] = {}
         self._wrappers: list[MetadataWrapper] = []
 
     @contextlib.contextmanager
@@ -81,6 +84,19 @@ class Memo:
                 self._counts.clear()
             self._counts[text] = counts(text)
         return self._counts[text]
+
+    def placed(self, replacement: Any, node: cst.CSTNode, parents: dict[int, cst.CSTNode],
+               place: Callable[[Any, cst.CSTNode, dict[int, cst.CSTNode]], Any]) -> Any:
+        """``place(replacement, node, parents)``, asked once per replacement of a node of one module (``parents``,
+        its links, stands for the module). Candidates of one module share the result: libcst's nodes never
+        change, and a tree that holds one object in two places (what placing prevents) is one tree."""
+        key = (id(replacement), id(node))
+        known = self._placed.get(key)
+        if known is None or known[0] is not replacement or known[1] is not node or known[2] is not parents:
+            if len(self._placed) >= KEEP_STATEMENTS:
+                self._placed.clear()
+            known = self._placed[key] = (replacement, node, parents, place(replacement, node, parents))
+        return known[3]
 
     def compiles(self, text: str, check: Callable[[str], bool]) -> bool:
         """``check(text)``, asked once per text."""
