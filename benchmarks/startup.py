@@ -9,7 +9,8 @@ command). Fixed cost = the command's wall time minus its passes' seconds; the ta
 pool starts, closing the pool, the final confirmation; "outside" is what the command spends outside
 `reduce()` (interpreter start-up, imports, printing). Medians of ``--repeat`` runs each; the machine should
 be idle. Writes benchmarks/startup-results.md (and .json) with the commit and versions, and whether Python's
-bytecode cache was off (PYTHONDONTWRITEBYTECODE: then every command compiles the reducer's modules again).
+bytecode cache was off (PYTHONDONTWRITEBYTECODE: then, where no .pyc was written before, as in a fresh clone,
+every command compiles the reducer's modules again).
 """
 
 from __future__ import annotations
@@ -87,8 +88,8 @@ def main() -> None:
              "`plain s` + 0.3. Stages of the fixed cost: `outside` (the command outside `reduce()`: start-up, "
              "imports), `checks` (the original's checks while the pool starts), `close` (the pool's end), "
              "`confirm` (the final confirmation).",
-             f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} (when set, every command "
-             "compiles the reducer's modules again: about 0.3 s of `outside`).", "",
+             f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} (when set, a command "
+             "compiles the reducer's modules again where no .pyc was written before, as in a fresh clone).", "",
              "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in rows:
         lines.append("| " + " | ".join(f"{v:.2f}" if isinstance(v, float) else str(v) for v in row.values()) + " |")
