@@ -7,7 +7,6 @@ interpreter. The best program so far is on disk after every improvement.
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures as cf
 import contextlib
 import dataclasses
@@ -23,14 +22,14 @@ import libcst as cst
 from reducer.execution.fresh import Executor, FreshExecutor, Prepared
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.environment import cpu_devices, preloadable, prelude
-from reducer.execution.pool import PoolExecutor, PoolStats, new_cache_directory, top_level_imports
+from reducer.execution.pool import PoolExecutor, Since, added_counts, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
 from reducer.judging.checks import INITIAL_TIMEOUT, InputError, Pending, derive_timeout, run_once
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
 from reducer.judging.judge import Judge
 from reducer.judging.observe import Lowerer, Observer, Prefetched
-from reducer.judging.oracle import Oracle, OracleStats
+from reducer.judging.oracle import Oracle, OracleStats, time_per_test
 from reducer.options import Options, Setup
 from reducer.program.files import NewestWriter, Program, check_output, default_output, read_program
 from reducer.program.interrupts import interrupted
@@ -70,8 +69,7 @@ class Result:
     merged: str = ""  # for a program importing local modules: whether they were merged into one file, and why
     placement: str = ""  # where the search ran when not where the original failed (CPU first), and how it went
     timing: dict[str, float] = dataclasses.field(default_factory=dict)  # where a test's time went (time_per_test)
-    # What the warm workers did (Decided.runners, the CPU's pool's counts added where the search ran there):
-    # runners forked, candidates run on one, in a child of their own or in a fresh interpreter, runners retired.
+    # What the warm workers did (PoolStats.since; with the CPU's pool's where the search ran there).
     runners: dict[str, Any] = dataclasses.field(default_factory=dict)
     # Wall seconds of each stage: reading and checking the original with the pool's start ("checks"), the
     # search, closing the pool and its checks ("close"), the final confirmation with writing the result.
@@ -159,7 +157,6 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
             reduction, stats, placement = search(judge.source, judge, options, kept, on_progress, cpu)
             after_check.settle()
             judge = judge.checked()
-            cpu_runners = cpu.runners() if cpu is not None else {}
             searched = time.perf_counter()
         closed = time.perf_counter()
         index, disagreements = judge.confirm(reduction.history, confirmation.fresh, confirmation.as_user)
@@ -179,7 +176,7 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
         disagreements=disagreements, passes=tuple(reduction.stats.values()),
         sandbox=setup.sandbox.describe(), merged=judge.merged,
         placement=placement.describe() if placement is not None else "", timing=time_per_test(stats),
-        runners=_added(judge.runners(), cpu_runners),
+        runners=added_counts(*(d.pool_since.counts() for d in (judge, cpu) if d is not None and d.pool_since)),
         stages={"checks": round(checked - started, 3), "search": round(searched - checked, 3),
                 "close": round(closed - searched, 3), "confirm": round(finished - closed, 3)},
     )
@@ -212,35 +209,6 @@ class _AfterCheck:
             self._held = None
 
 
-def _added(*counts: dict[str, Any]) -> dict[str, Any]:
-    """Runner counts (Decided.runners) of several pools, added up."""
-    total: dict[str, Any] = {}
-    for count in counts:
-        for key, value in count.items():
-            if isinstance(value, dict):
-                merged = collections.Counter(total.get(key, {})) + collections.Counter(value)
-                total[key] = dict(sorted(merged.items(), key=lambda item: (-item[1], item[0])))
-            else:
-                total[key] = total.get(key, 0) + value
-    return total
-
-
-def time_per_test(stats: OracleStats) -> dict[str, float]:
-    """Mean milliseconds per run of a candidate: waited for in all (``waited_ms``), of that in the program
-    (``program_ms``), and of that, over the runs that measured them (warm ones), JAX's tracing, lowering and
-    compiling. Measured, so they vary from run to run; no verdict depends on them. ``fresh_runs``: how many
-    of the runs went to a fresh interpreter (they cost an interpreter's start and imports each)."""
-    if not stats.tests:
-        return {}
-    timed = max(1, stats.timed_runs)
-    return {"runs": stats.tests, "fresh_runs": stats.fresh_runs,
-            "waited_ms": round(1000 * stats.seconds_waited / stats.tests, 1),
-            "program_ms": round(1000 * stats.seconds_running / stats.tests, 1), "timed_runs": stats.timed_runs,
-            "trace_ms": round(1000 * stats.seconds_tracing / timed, 1),
-            "lower_ms": round(1000 * stats.seconds_lowering / timed, 1),
-            "compile_ms": round(1000 * stats.seconds_compiling / timed, 1)}
-
-
 @dataclasses.dataclass(frozen=True)
 class Decided:
     """What checking the original decided: how candidates are judged, where they run and for how long."""
@@ -259,14 +227,7 @@ class Decided:
     checking: Pending | None = None
     source: str = ""  # what the search starts from: the program, or the program with its local modules merged
     merged: str = ""  # what became of the program's local modules (Merge.note, or why the merge was not used)
-    pool: PoolExecutor | None = None  # the warm workers, if candidates may run there
-    pool_before: PoolStats | None = None  # their counts before this program's first run there
-
-    def runners(self) -> dict[str, Any]:
-        """What the warm workers did for this program since (PoolStats.since); {} without them."""
-        if self.pool is None or self.pool_before is None:
-            return {}
-        return self.pool.stats.since(self.pool_before)
+    pool_since: Since | None = None  # the warm workers' counts from before this program's first run there
 
     @property
     def criterion(self) -> Criterion:
@@ -478,7 +439,7 @@ def _decide(program: Program, setup: Setup, original: Outcome, fresh: FreshExecu
     fresh_timeout = derive_timeout(original, options.timeout)
     executor: Executor = fresh
     timeout = fresh_timeout
-    before = pool.stats.copy() if pool is not None else None  # a batch's pool has served other programs
+    since = Since.now(pool) if pool is not None and options.pool else None  # (a batch's pool served others)
     if pool is not None and options.pool:
         warm_executor = pool.program(program.directory, criterion.check)
         # The user's unmodified program: its runs there (only) fill the pool's compilation cache.
@@ -498,7 +459,7 @@ def _decide(program: Program, setup: Setup, original: Outcome, fresh: FreshExecu
         confirming = Repeated(fresh, criterion, original, options.flaky)
     cache_dir = pool.cache_dir if pool is not None and options.pool else ""
     return Decided(judge, original, executor, timeout, confirming, fresh_timeout, as_user, cache_dir=cache_dir,
-                   pool=pool if options.pool else None, pool_before=before)
+                   pool_since=since)
 
 
 def search(source: str, judge: Decided, options: Options, keep: Callable[[str], None],

@@ -158,6 +158,34 @@ class PoolStats:
         return dataclasses.replace(self, retired=collections.Counter(self.retired))
 
 
+@dataclasses.dataclass(frozen=True)
+class Since:
+    """A pool's counts from one point on: what it did for one program (PoolStats.since)."""
+
+    pool: PoolExecutor
+    before: PoolStats
+
+    @classmethod
+    def now(cls, pool: PoolExecutor) -> Since:
+        return cls(pool, pool.stats.copy())
+
+    def counts(self) -> dict[str, Any]:
+        return self.pool.stats.since(self.before)
+
+
+def added_counts(*counts: dict[str, Any]) -> dict[str, Any]:
+    """Runner counts (PoolStats.since) of several pools, added up."""
+    total: dict[str, Any] = {}
+    for count in counts:
+        for key, value in count.items():
+            if isinstance(value, dict):
+                merged = collections.Counter(total.get(key, {})) + collections.Counter(value)
+                total[key] = dict(sorted(merged.items(), key=lambda item: (-item[1], item[0])))
+            else:
+                total[key] = total.get(key, 0) + value
+    return total
+
+
 _DEVICE_OOM = re.compile(r"RESOURCE_EXHAUSTED: Out of memory", re.IGNORECASE)
 
 

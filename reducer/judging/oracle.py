@@ -48,6 +48,22 @@ class OracleStats:
     decided_timeouts: int = 0  # of those, rejected because they timed out
 
 
+def time_per_test(stats: OracleStats) -> dict[str, float]:
+    """Mean milliseconds per run of a candidate: waited for in all (``waited_ms``), of that in the program
+    (``program_ms``), and of that, over the runs that measured them (warm ones), JAX's tracing, lowering and
+    compiling. Measured, so they vary from run to run; no verdict depends on them. ``fresh_runs``: how many
+    of the runs went to a fresh interpreter (they cost an interpreter's start and imports each)."""
+    if not stats.tests:
+        return {}
+    timed = max(1, stats.timed_runs)
+    return {"runs": stats.tests, "fresh_runs": stats.fresh_runs,
+            "waited_ms": round(1000 * stats.seconds_waited / stats.tests, 1),
+            "program_ms": round(1000 * stats.seconds_running / stats.tests, 1), "timed_runs": stats.timed_runs,
+            "trace_ms": round(1000 * stats.seconds_tracing / timed, 1),
+            "lower_ms": round(1000 * stats.seconds_lowering / timed, 1),
+            "compile_ms": round(1000 * stats.seconds_compiling / timed, 1)}
+
+
 class Oracle:
     """Decides whether candidate programs fail like the original, running each distinct program once."""
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 import threading
 
-from reducer.api import time_per_test
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.outcome import Outcome
 from reducer.execution.pool import PoolExecutor
 from reducer.judging.criterion import Criterion
-from reducer.judging.oracle import Oracle
+from reducer.judging.oracle import Oracle, time_per_test
 from reducer.judging.signature import Signature
 
 JITTED = ("import jax, jax.numpy as jnp\n"
@@ -134,9 +133,8 @@ def test_a_result_counts_the_runners_its_reduction_forked_and_why_they_went(tmp_
 
 
 def test_runner_counts_are_per_program_on_a_shared_pool_and_add_up_over_pools():
-    from reducer.api import _added
     from reducer.cli import runners_line
-    from reducer.execution.pool import PoolStats
+    from reducer.execution.pool import PoolStats, added_counts
     from reducer.execution.protocol import How
 
     stats = PoolStats()
@@ -148,8 +146,8 @@ def test_runner_counts_are_per_program_on_a_shared_pool_and_add_up_over_pools():
     counts = stats.since(before)
     assert counts == {"forked": 2, "warm": 4, "own_child": 1, "fresh": 1, "retired": {"died": 2, "cpu time": 1}}
     assert before.retired == {"wrote the cache": 1}  # a copy: counting on did not change it
-    assert _added(counts, {"forked": 1, "warm": 2, "own_child": 0, "fresh": 0, "retired": {"cpu time": 2}}) == {
+    assert added_counts(counts, {"forked": 1, "warm": 2, "own_child": 0, "fresh": 0, "retired": {"cpu time": 2}}) == {
         "forked": 3, "warm": 6, "own_child": 1, "fresh": 1, "retired": {"cpu time": 3, "died": 2}}
-    assert _added(counts, {}) == counts
+    assert added_counts(counts, {}) == counts
     assert runners_line(counts) == ("runners: 2 forked for 4 runs on them (1 in a child of their own, 1 in a fresh "
                                     "interpreter); 3 retired: died 2, cpu time 1")
