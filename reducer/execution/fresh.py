@@ -12,13 +12,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import IO, Protocol
 
-from reducer.execution import platform, proctree
+from reducer.execution import platform, proctree, scratch
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.environment import Preload, preloadable
 from reducer.execution.runner import (
@@ -157,7 +156,7 @@ class FreshExecutor:
         # A run whose sandbox could not be set up ran nothing: its end says nothing about the program, so it
         # is tried again rather than judged (a judged set-up failure would make results depend on luck).
         for _ in range(SETUP_TRIES):
-            workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
+            workdir = Path(scratch.make())
             try:
                 outcome = self._run_in(workdir, source, timeout, cancel)
             finally:
@@ -252,7 +251,7 @@ class Prepared:
     def __init__(self, executor: FreshExecutor, preload: Preload = Preload("jax")):
         self.executor = executor
         self.preload = preload
-        self._workdir = Path(tempfile.mkdtemp(prefix="jax-reduce-"))
+        self._workdir = Path(scratch.make())
         self._err = open(self._workdir / ".stderr", "wb")
         try:
             self._proc: subprocess.Popen[bytes] | None = executor._start(self._workdir, self._err, prepared=preload)

@@ -26,7 +26,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from typing import Any
@@ -39,6 +38,7 @@ from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, Spawn, Spawned, receive, send,
 )
+from reducer.execution import scratch
 from reducer.execution.accelerators import memory_share_env
 from reducer.execution.environment import Environ, Prelude, needs_fresh_interpreter, runner_environ
 from reducer.execution.runner import candidate_env
@@ -229,7 +229,7 @@ class PoolExecutor:
         self.cache_dir = cache_dir
         # Where the workers make their runners' scratch directories, removed by close(): so that a worker that
         # was killed (or killed itself) leaves nothing behind either.
-        self.scratch_root = tempfile.mkdtemp(prefix="jax-reduce-pool-")
+        self.scratch_root = scratch.make("pool-")
         self.preload = [m for m in (preload or []) if m not in BASE_PRELOAD]
         self.stats = PoolStats()
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -506,7 +506,7 @@ class ProgramView:
 def new_cache_directory(sandbox: Sandbox) -> str:
     """A new private directory for the pool's compilation cache, or "" (none) if a directory candidates may
     write (--allow-write) would hold it: they could plant entries there."""
-    directory = tempfile.mkdtemp(prefix="jax-reduce-xla-")
+    directory = scratch.make("xla-")
     real = os.path.realpath(directory)
     if sandbox.enabled and any(real == d or real.startswith(d.rstrip(os.sep) + os.sep) for d in sandbox.allow_write):
         os.rmdir(directory)

@@ -16,7 +16,7 @@ import sys
 import warnings
 from typing import Any
 
-from reducer.execution import platform, proctree
+from reducer.execution import platform, proctree, scratch
 from reducer.execution.accelerators import accelerator_devices, runtime_socket_families
 from reducer.execution.outcome import Kind, Outcome
 
@@ -188,6 +188,7 @@ def machine(forced: tuple[str, ...] = ()) -> Machine:
     namespace): every later policy is built from this record. ``forced`` holds the values of the variables
     with which tests make the probes see less (platform.FORCING_ENVS): a new value is probed anew."""
     platform.sweep_cgroups()  # else dead reducers' groups pile up (a reducer killed by SIGKILL leaves its own)
+    scratch.sweep()  # and their scratch directories
     namespaces = platform.can_unshare()
     # The per-candidate memory groups are made inside the namespaces and removed when they end.
     return Machine(platform.landlock_abi(), namespaces, _pids_cgroup_works(), platform.seccomp_available(),

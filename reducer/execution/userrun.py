@@ -9,10 +9,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from reducer.execution import scratch as scratch_dirs
 from reducer.execution.fresh import PACKAGE_ROOT, copy_folder_files, kill_group
 from reducer.execution.runner import PARENT_ENV, SANDBOX_ENV, TRACKER_ENV
 from reducer.execution.sandbox import Sandbox
@@ -32,7 +32,7 @@ def user_environment(environ: Mapping[str, str]) -> dict[str, str]:
 def run_as_user(program: str, name: str, folder: str, sandbox: Sandbox, timeout: float) -> tuple[str, str]:
     """Run ``program`` once as ``python NAME`` in a scratch copy of ``folder``'s files, inside ``sandbox``;
     (its stderr with the scratch folder's path taken out, how it ended)."""
-    scratch = Path(tempfile.mkdtemp(prefix="jax-reduce-issue-"))
+    scratch = Path(scratch_dirs.make("issue-"))
     try:
         copy_folder_files(folder, scratch)
         (scratch / name).write_text(program)
