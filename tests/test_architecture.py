@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("execution", "judging", "search", "user")  # bottom to top
 CANDIDATE_SIDE = ("reducer.execution.outcome", "reducer.execution.protocol", "reducer.execution.runner",
                   "reducer.execution.platform", "reducer.execution.proctree", "reducer.execution.sandbox",
-                  "reducer.execution.accelerators")
+                  "reducer.execution.accelerators", "reducer.execution.scratch")
 
 
 def module_name(path: Path) -> str:

@@ -68,8 +68,8 @@ def sweep(min_age: float = MIN_AGE) -> int:
     for name in names:
         if name.startswith(_OWNER) and name.endswith(_LOCK) and _dead(os.path.join(root, name), min_age):
             token = name[len(_OWNER):-len(_LOCK)]
-            for other in names:
-                if other.startswith(PREFIX) and f"{token}-" in other[len(PREFIX):]:
+            for other in names:  # jax-reduce-[KIND-]TOKEN-RANDOM (neither TOKEN nor RANDOM holds a dash)
+                if other.startswith(PREFIX) and other.rsplit("-", 2)[-2:-1] == [token]:
                     _remove(os.path.join(root, other))
             try:
                 os.unlink(os.path.join(root, name))
@@ -82,7 +82,7 @@ def sweep(min_age: float = MIN_AGE) -> int:
 def _dead(path: str, min_age: float) -> bool:
     """Whether the lock file at ``path`` is this user's, old enough, and held by no process."""
     if _owner is not None and path.endswith(f"{_OWNER}{_owner[1]}{_LOCK}"):
-        return False  # this process's own (never locked twice: flock would grant it again)
+        return False  # this process's own
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:  # another user's, or gone meanwhile

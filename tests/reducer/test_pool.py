@@ -220,9 +220,9 @@ def test_candidates_that_change_the_device_count_back_and_forth_keep_a_runner_ea
         assert [run(pool, source).message for source in (sets, plain, sets, plain, sets)] == ["4", "1", "4", "1", "4"]
         assert (pool.stats.runners, pool.stats.in_place, dict(pool.stats.retired)) == (2, 5, {})
         assert len(list(Path(pool.scratch_root).iterdir())) == 2  # both runners' scratch directories
-        # A third kind (the count emptied) ends the spare: --stats counts it among the runners that went.
-        emptied = sets.replace("device_count=4", "device_count=2")
-        assert [run(pool, source).message for source in (emptied, sets)] == ["2", "4"]
+        # A third kind (2 devices) ends the spare: --stats counts it among the runners that went.
+        two = sets.replace("device_count=4", "device_count=2")
+        assert [run(pool, source).message for source in (two, sets)] == ["2", "4"]
         assert (pool.stats.runners, dict(pool.stats.retired)) == (3, {"a third environment": 1})
         processes = list(proctree._tree(pool._all[0].process.pid))[1:]  # the zygote's (its runners among them)
     finally:

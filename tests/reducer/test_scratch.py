@@ -66,16 +66,13 @@ def test_the_directories_of_a_killed_reducer_are_swept_and_a_living_ones_kept(tm
     assert _names(tmp) == {"jax-reduce-unrelated", "notes.txt"}
 
 
-def test_a_process_that_exits_normally_leaves_no_lock_and_its_own_are_never_swept(tmp):
+def test_a_process_never_sweeps_its_own_and_leaves_no_lock_when_it_exits_normally(tmp):
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)}
-    code = "import os\nfrom reducer.execution import scratch\nos.rmdir(scratch.make('xla-'))\n"
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
+    code = ("import os\nfrom reducer.execution import scratch\nmine = scratch.make('xla-')\n"
+            "print(scratch.sweep(min_age=0), os.path.isdir(mine))\nos.rmdir(mine)\n")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "0 True\n"), done.stderr
     assert _names(tmp) == set()
-    mine = scratch.make("pool-")
-    try:
-        assert scratch.sweep(min_age=0) == 0 and Path(mine).is_dir()
-    finally:
-        os.rmdir(mine)
 
 
 def test_a_planted_link_is_not_followed(tmp, tmp_path_factory):

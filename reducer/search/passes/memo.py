@@ -89,7 +89,8 @@ class Memo:
                place: Callable[[Any, cst.CSTNode, dict[int, cst.CSTNode]], Any]) -> Any:
         """``place(replacement, node, parents)``, asked once per replacement of a node of one module (``parents``,
         its links, stands for the module). Candidates of one module share the result: libcst's nodes never
-        change, and a tree that holds one object in two places (what placing prevents) is one tree."""
+        change, so one placed replacement may stand in many candidates' trees (placing keeps an object from
+        standing twice in one tree, which confuses libcst's scope analysis)."""
         key = (id(replacement), id(node))
         known = self._placed.get(key)
         if known is None or known[0] is not replacement or known[1] is not node or known[2] is not parents:
