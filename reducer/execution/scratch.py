@@ -37,8 +37,7 @@ def _token() -> str:
     global _owner
     with _making:
         if _owner is None or _owner[0] != os.getpid():  # (a forked child holds a lock of its own)
-            fd, path = tempfile.mkstemp(prefix=_OWNER, suffix=_LOCK)
-            os.set_inheritable(fd, False)
+            fd, path = tempfile.mkstemp(prefix=_OWNER, suffix=_LOCK)  # (not inherited by children it starts)
             fcntl.flock(fd, fcntl.LOCK_EX)  # a new file: no one else holds it
             _owner = (os.getpid(), os.path.basename(path)[len(_OWNER):-len(_LOCK)], fd)
             atexit.register(_release, os.getpid(), path, fd)
