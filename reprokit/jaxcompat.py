@@ -13,6 +13,7 @@ test suite ran on both ends, docs/jax-releases.md); a newer one runs, with one w
 
 from __future__ import annotations
 
+import collections
 import importlib
 import os
 import re
@@ -327,6 +328,57 @@ class MemoryFirst:
     def clear(self) -> None:
         self.entries.clear()
         self.size = 0
+
+
+def executables_in_memory(limit: int) -> bool:
+    """Keep up to ``limit`` executables this process loaded from the persistent cache or stored in it, by their
+    cache key and devices, and hand the same one out again on the next read of that key instead of
+    deserializing it once more (a Flax step's: ~16 ms each time on the CPU). A warm runner's candidates mostly
+    compile what earlier ones did, in new function objects that jax's own caches do not match. Keys cover the
+    HLO, compile options and versions (on GPUs not the device assignment, hence the devices beside them); a
+    computation with host callbacks is never stored, so never kept. Only this process's executables on the
+    same backend are handed out (not a parent's, across a fork). False where this jax's cache module differs
+    (jax's own behaviour then)."""
+    module = load("compilation_cache")  # its get/put_executable_and_time, called by the compiler, 0.10 .. 0.12
+    get, put = getattr(module, "get_executable_and_time", None), getattr(module, "put_executable_and_time", None)
+    if not (callable(get) and callable(put)):
+        return False
+    if getattr(get, "keeps_loaded", False):
+        return True
+    loaded: collections.OrderedDict[tuple[str, Any], tuple[int, Any, Any, Any]] = collections.OrderedDict()
+    missed: dict[str, Any] = {}  # a key read in vain -> its devices, for the store that follows the compile
+
+    def get_kept(cache_key: str, compile_options: Any, backend: Any, executable_devices: Any) -> Any:
+        try:
+            kept = loaded.get((cache_key, executable_devices))
+        except TypeError:  # devices that cannot key a dict: jax's own behaviour
+            return get(cache_key, compile_options, backend, executable_devices)
+        if kept is not None and kept[0] == os.getpid() and kept[1] is backend:
+            loaded.move_to_end((cache_key, executable_devices))
+            return kept[2], kept[3]
+        executable, compile_time = get(cache_key, compile_options, backend, executable_devices)
+        if executable is None:
+            if len(missed) >= limit:  # reads of computations never stored (host callbacks, compile errors)
+                missed.clear()
+            missed[cache_key] = executable_devices
+        else:
+            keep((cache_key, executable_devices), backend, executable, compile_time)
+        return executable, compile_time
+
+    def put_kept(cache_key: str, module_name: str, executable: Any, backend: Any, compile_time: Any) -> None:
+        put(cache_key, module_name, executable, backend, compile_time)
+        if cache_key in missed:
+            keep((cache_key, missed.pop(cache_key)), backend, executable, compile_time)
+
+    def keep(key: tuple[str, Any], backend: Any, executable: Any, compile_time: Any) -> None:
+        loaded[key] = (os.getpid(), backend, executable, compile_time)
+        loaded.move_to_end(key)
+        while len(loaded) > limit:
+            loaded.popitem(last=False)
+
+    get_kept.keeps_loaded = True  # type: ignore[attr-defined]
+    module.get_executable_and_time, module.put_executable_and_time = get_kept, put_kept
+    return True
 
 
 SHIPPED_BYTES = 64 * 2**20  # compilations one candidate's runner hands its zygote (a Flax step's: ~50 KB)

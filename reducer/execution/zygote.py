@@ -70,6 +70,7 @@ LOWERING_PRELOAD = jaxcompat.LOWERING_MODULES
 RUNNER_LIFETIME = 1000  # candidates per runner, to bound what jax's caches and the heap accumulate
 CANCEL_GRACE = 0.1  # seconds a cancelled candidate may still take to finish and keep its runner
 STORED_BYTES = 1 << 30  # compilations one zygote stores in the pool's cache for its runners, at most
+EXECUTABLES_KEPT = 256  # loaded executables a runner hands out again (on the CPU, 10-200 KB each)
 SETTLE_SECONDS = 5.0  # how long a runner may take to put its state back after a candidate (it takes ms)
 
 
@@ -85,6 +86,7 @@ def _share_compilations(cache_dir: str, writes: bool) -> None:
     jax.config.update("jax_compilation_cache_dir", cache_dir)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     cache_writes(writes)
+    jaxcompat.executables_in_memory(EXECUTABLES_KEPT)  # each runner's own, from its first candidate on
 
 
 def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "",
