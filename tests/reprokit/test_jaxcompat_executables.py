@@ -46,8 +46,8 @@ SCRIPT = textwrap.dedent("""
 
 
 def run(tmp_path: Path, mode: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "cache"), mode], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "cache"), mode], cwd=ROOT, timeout=300,
+                          capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
