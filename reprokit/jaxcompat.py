@@ -336,7 +336,8 @@ def executables_in_memory(limit: int) -> bool:
     deserializing it once more (a Flax step's: ~16 ms each time on the CPU). A warm runner's candidates mostly
     compile what earlier ones did, in new function objects that jax's own caches do not match. Keys cover the
     HLO, compile options and versions (on GPUs not the device assignment, hence the devices beside them); a
-    computation with host callbacks is never stored, so never kept. Only this process's executables on the
+    computation with host callbacks is never kept (0.10 and 0.11 do not store it; 0.12 binds this call's
+    callbacks to what it reads, so each read deserializes). Only this process's executables on the
     same backend are handed out (not a parent's, across a fork). False where this jax's cache module differs
     (jax's own behaviour then)."""
     module = load("compilation_cache")  # its get/put_executable_and_time, called by the compiler, 0.10 .. 0.12
@@ -348,25 +349,29 @@ def executables_in_memory(limit: int) -> bool:
     loaded: collections.OrderedDict[tuple[str, Any], tuple[int, Any, Any, Any]] = collections.OrderedDict()
     missed: dict[str, Any] = {}  # a key read in vain -> its devices, for the store that follows the compile
 
-    def get_kept(cache_key: str, compile_options: Any, backend: Any, executable_devices: Any) -> Any:
+    def get_kept(cache_key: str, compile_options: Any, backend: Any, executable_devices: Any, *more: Any) -> Any:
+        callbacks = more[0] if more else ()  # 0.12 stores computations with host callbacks, bound at each read
         try:
-            kept = loaded.get((cache_key, executable_devices))
+            kept = None if callbacks else loaded.get((cache_key, executable_devices))
         except TypeError:  # devices that cannot key a dict: jax's own behaviour
-            return get(cache_key, compile_options, backend, executable_devices)
+            return get(cache_key, compile_options, backend, executable_devices, *more)
         if kept is not None and kept[0] == os.getpid() and kept[1] is backend:
             loaded.move_to_end((cache_key, executable_devices))
             return kept[2], kept[3]
-        executable, compile_time = get(cache_key, compile_options, backend, executable_devices)
+        executable, compile_time = get(cache_key, compile_options, backend, executable_devices, *more)
+        if callbacks:
+            return executable, compile_time
         if executable is None:
-            if len(missed) >= limit:  # reads of computations never stored (host callbacks, compile errors)
+            if len(missed) >= limit:  # reads of computations never stored (compile errors, 0.10's callbacks)
                 missed.clear()
             missed[cache_key] = executable_devices
         else:
             keep((cache_key, executable_devices), backend, executable, compile_time)
         return executable, compile_time
 
-    def put_kept(cache_key: str, module_name: str, executable: Any, backend: Any, compile_time: Any) -> None:
-        put(cache_key, module_name, executable, backend, compile_time)
+    def put_kept(cache_key: str, module_name: str, executable: Any, backend: Any, compile_time: Any,
+                 *more: Any) -> None:
+        put(cache_key, module_name, executable, backend, compile_time, *more)
         if cache_key in missed:
             keep((cache_key, missed.pop(cache_key)), backend, executable, compile_time)
 
