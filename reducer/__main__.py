@@ -1,5 +1,3 @@
-import sys
+from reducer.cli import entry
 
-from reducer.cli import main
-
-sys.exit(main())
+entry()

@@ -163,6 +163,25 @@ def test_argument_errors(tmp_path):
     assert run_cli("x.py", "--signature", "fuzzy", cwd=tmp_path).returncode == 2
 
 
+def test_the_commands_exit_joins_threads_runs_atexit_and_flushes_what_it_printed(tmp_path):
+    # exit_now skips the interpreter's teardown, and nothing else that Python's own exit does.
+    script = textwrap.dedent(f"""
+        import atexit, sys, threading, time
+        from reducer.cli import exit_now
+        atexit.register(lambda: open({str(tmp_path / "atexit")!r}, "w").write("ran"))
+        def late():
+            time.sleep(0.3)
+            open({str(tmp_path / "thread")!r}, "w").write("joined")
+        threading.Thread(target=late).start()
+        print("x" * 100000, end="")  # more than a pipe's buffer: still all of it reaches the reader
+        exit_now(3)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert (done.returncode, done.stdout, done.stderr) == (3, "x" * 100000, "")
+    assert (tmp_path / "atexit").read_text() == "ran" and (tmp_path / "thread").read_text() == "joined"
+
+
 def test_ctrl_c_leaves_the_smallest_program_so_far_and_ends_every_process(tmp_path):
     # A user's Ctrl-C in the middle of a reduction: exit 130 at once, the best program so far on disk (valid,
     # failing the same way when run as the user would), the input untouched, no worker left behind.
