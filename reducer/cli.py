@@ -259,7 +259,7 @@ def entry() -> NoReturn:
 def exit_now(code: int) -> NoReturn:
     """Exit with ``code`` as Python would, without freeing every module first: the threads are joined, the
     atexit callbacks run and the streams flushed, but the teardown of the modules (libcst alone defines
-    hundreds of classes) is skipped, which cost every command 0.1-0.25 s. After Ctrl-C, and where this
+    hundreds of classes) is skipped, which cost every command 0.1-0.3 s. After Ctrl-C, and where this
     Python has no ``threading._shutdown``, the exit is Python's own (the faulthandler's report of a thread
     that never ends needs it)."""
     shutdown = getattr(threading, "_shutdown", None)

@@ -34,11 +34,14 @@ SMALL_FAILURE = textwrap.dedent(
 ROOT = str(Path(__file__).resolve().parents[2])
 
 
+def checkout_env() -> dict[str, str]:
+    """This environment with the checkout's reducer first, whatever an editable install elsewhere points at."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+
+
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    # The checkout's reducer, whatever an editable install elsewhere points at.
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "reducer", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, env=env)
+                          timeout=600, env=checkout_env())
 
 
 def test_missing_file(tmp_path, capsys):
@@ -176,8 +179,8 @@ def test_the_commands_exit_joins_threads_runs_atexit_and_flushes_what_it_printed
         print("x" * 100000, end="")  # more than a pipe's buffer: still all of it reaches the reader
         exit_now(3)
     """)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env=checkout_env())
     assert (done.returncode, done.stdout, done.stderr) == (3, "x" * 100000, "")
     assert (tmp_path / "atexit").read_text() == "ran" and (tmp_path / "thread").read_text() == "joined"
 
