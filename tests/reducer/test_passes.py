@@ -114,7 +114,7 @@ def test_every_candidate_parses(pass_, name, source):
         subset = [edit for edit in edits if rng.random() < density]
         candidate = pass_.apply(module, subset)
         assert candidate is not None
-        code = candidate.code  # (libcst generates it again at each read: half of this test's time, read once)
+        code = candidate.code  # read once: libcst generates it again at every read (five a trial before)
         ast.parse(code)  # raises on invalid syntax
         # How the engine reads a candidate: statements it shares with earlier ones are not regenerated.
         assert module_code(candidate) == code
