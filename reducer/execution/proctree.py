@@ -32,7 +32,7 @@ def tree_rss(pid: int) -> int:
     proportional share (Pss): a forked child shares its parent's pages, which RSS would count twice."""
     total = 0
     page = os.sysconf("SC_PAGE_SIZE")
-    for p in _tree(pid):
+    for p in tree(pid):
         try:
             total += _rss(p, page) if p == pid else _pss(p)
         except (OSError, ValueError, IndexError):
@@ -45,7 +45,7 @@ def tree_cpu_seconds(pid: int) -> float:
     that ended and were waited for; 0 where /proc is missing. Unlike wall time it hardly grows when the
     machine is busy, so a limit on it can be tight without making verdicts depend on load."""
     ticks = 0
-    for p in _tree(pid):
+    for p in tree(pid):
         try:
             with open(f"/proc/{p}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()  # the name before ")" may hold spaces
@@ -55,7 +55,7 @@ def tree_cpu_seconds(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def _tree(pid: int) -> Iterator[int]:
+def tree(pid: int) -> Iterator[int]:
     """``pid`` and its descendants (those /proc still shows)."""
     stack, seen = [pid], set()
     while stack:

@@ -46,10 +46,14 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def checkout_env() -> dict[str, str]:
+    """This environment with the checkout's reducer first, whatever an editable install elsewhere points at."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+
+
 def start_cli(*args: str, cwd: Path) -> subprocess.Popen[str]:
     """``python -m reducer ARGS`` from this checkout (whatever an editable install elsewhere points at)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    return subprocess.Popen([sys.executable, "-m", "reducer", *args], cwd=cwd, env=env, text=True,
+    return subprocess.Popen([sys.executable, "-m", "reducer", *args], cwd=cwd, env=checkout_env(), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from reducer.api import InputError, reduce
 from reducer.cli import EXIT_BAD_INPUT, main
+from tests.reducer.procs import ROOT, checkout_env, commands_naming, interrupt_when, start_cli
 
 SMALL_FAILURE = textwrap.dedent(
     """
@@ -29,14 +30,6 @@ SMALL_FAILURE = textwrap.dedent(
     print(z)
     """
 )
-
-
-ROOT = str(Path(__file__).resolve().parents[2])
-
-
-def checkout_env() -> dict[str, str]:
-    """This environment with the checkout's reducer first, whatever an editable install elsewhere points at."""
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -190,7 +183,6 @@ def test_ctrl_c_leaves_the_smallest_program_so_far_and_ends_every_process(tmp_pa
     # failing the same way when run as the user would), the input untouched, no worker left behind.
     import time
 
-    from tests.reducer.procs import commands_naming, interrupt_when, start_cli
 
     prog = tmp_path / "train_mlp.py"
     prog.write_bytes((Path(ROOT) / "examples" / "train_mlp.py").read_bytes())

@@ -118,14 +118,13 @@ def _imported_jax(prepared: Prepared) -> bool:
 
 def _resident_and_normal_priority(pid: int) -> list[int]:
     """The resident set of ``pid`` and of each of its descendants, in bytes; each is given the normal priority."""
-    tree, resident = [pid], []
-    for process in tree:
-        tree += proctree.children(process)
+    resident = []
+    for process in proctree.tree(pid):
         try:
             with open(f"/proc/{process}/status") as f:
                 resident += [int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:")]
         except (OSError, ValueError, IndexError):
-            resident.append(0)
+            pass  # gone
         try:
             os.setpriority(os.PRIO_PROCESS, process, 0)
             with open(f"/proc/{process}/autogroup", "w") as f:  # its session's share (platform.lowest_priority)

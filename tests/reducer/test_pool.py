@@ -224,7 +224,7 @@ def test_candidates_that_change_the_device_count_back_and_forth_keep_a_runner_ea
         two = sets.replace("device_count=4", "device_count=2")
         assert [run(pool, source).message for source in (two, sets)] == ["2", "4"]
         assert (pool.stats.runners, dict(pool.stats.retired)) == (3, {"a third environment": 1})
-        processes = list(proctree._tree(pool._all[0].process.pid))[1:]  # the zygote's (its runners among them)
+        processes = list(proctree.tree(pool._all[0].process.pid))[1:]  # the zygote's (its runners among them)
     finally:
         pool.close()
     deadline = time.monotonic() + 10
