@@ -183,7 +183,6 @@ def test_ctrl_c_leaves_the_smallest_program_so_far_and_ends_every_process(tmp_pa
     # failing the same way when run as the user would), the input untouched, no worker left behind.
     import time
 
-
     prog = tmp_path / "train_mlp.py"
     prog.write_bytes((Path(ROOT) / "examples" / "train_mlp.py").read_bytes())
     original = prog.read_bytes()
