@@ -8,19 +8,38 @@ import tempfile
 
 import pytest
 
+from idle_cpu import idle_procs, remove
 from tracker_harness import Runs, program_names
 
+_runners: list[Runs] = []  # the session's one runner, once started
 
-@pytest.fixture(scope="session", autouse=True)  # autouse: programs run while the other tests do
-def runs(request):
-    root = tempfile.mkdtemp(prefix="tracker-tests-")
-    runner = Runs(root)
-    # Queue every program the selected tests use, so they run in parallel from the start.
+
+def _runner(idle: str | None = None) -> Runs:
+    if not _runners:
+        _runners.append(Runs(tempfile.mkdtemp(prefix="tracker-tests-"), idle))
+    return _runners[0]
+
+
+def pytest_collection_finish(session):
+    """Queue every program the selected tests use as soon as the session's tests are collected: they run while
+    the tests before the tracker's do, on the CPU time those leave idle where the machine allows
+    (tests/idle_cpu.py), else beside them (ten or so tests then take longer, none fails)."""
     known = set(program_names("fail") + program_names("ok"))
-    selected = [item.callspec.params["name"] for item in request.session.items
+    selected = [item.callspec.params["name"] for item in session.items
                 if hasattr(item, "callspec") and item.callspec.params.get("name") in known]
-    runner.start(selected)
-    yield runner
-    runner.close()
-    if not os.environ.get("TRACKER_TEST_KEEP"):  # keep the repros to look at them
-        shutil.rmtree(root, ignore_errors=True)
+    if selected:
+        _runner(idle_procs()).start(selected)
+
+
+def pytest_sessionfinish(session):
+    for runner in _runners:
+        runner.close()  # the programs not begun yet are dropped (a run stopped early)
+        if runner.idle:
+            remove(runner.idle)
+        if not os.environ.get("TRACKER_TEST_KEEP"):  # keep the repros to look at them
+            shutil.rmtree(runner.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def runs():
+    return _runner()

@@ -6,8 +6,10 @@ signature of the original program (itself run in a fresh interpreter, without th
 succeeding one (``ok_*.py``) collects its own function with ``tracker.collect`` and saves its result;
 the repro's ``result`` must be allclose to it.
 
-The subprocesses of all programs are started at once on a small thread pool (each test then waits for
-its own), so the whole directory costs about as much as its slowest few interpreters per core.
+All the selected programs are queued as soon as the session's tests are collected, each run by a child
+process (``python tracker_harness.py NAME WORKDIR TIMEOUT``) on a small thread pool; each test then waits
+for its own. Where the machine allows (``tests/idle_cpu.py``), those processes run only on CPU time the
+other tests leave idle, so by the time the tracker's tests run, most of their programs have.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import concurrent.futures
 import dataclasses
 import glob
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -54,9 +57,9 @@ def env(**extra: str) -> dict[str, str]:
     return out
 
 
-def run(argv: list[str], cwd: str, **extra: str) -> subprocess.CompletedProcess:
+def run(argv: list[str], cwd: str, timeout: float = TIMEOUT, **extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(argv, cwd=cwd, env=env(**extra), capture_output=True, text=True,
-                          timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+                          timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 @dataclasses.dataclass
@@ -98,11 +101,16 @@ class Tracked:
         return "\n".join(text)
 
 
-def _tracked_failing(name: str, workdir: str) -> Tracked:
+def _flags(name: str, timeout: float) -> str:
+    """The program's JAX_REPRO_FLAGS; the tracker's verification may take as long as the harness's runs."""
+    return ",".join(filter(None, [FLAGS.get(name, ""), f"verify_timeout={int(timeout)}"]))
+
+
+def _tracked_failing(name: str, workdir: str, timeout: float) -> Tracked:
     from reducer import signature_of
     program = os.path.join(PROGRAMS, f"{name}.py")
     repro_dir = os.path.join(workdir, "repros")
-    flags = FLAGS.get(name, "")
+    flags = _flags(name, timeout)
     if name in IMPLICIT:
         # The real start-up line: a site directory holding only the .pth file, JAX_REPRO_DIR set.
         site_dir = os.path.join(workdir, "site")
@@ -110,16 +118,16 @@ def _tracked_failing(name: str, workdir: str) -> Tracked:
         shutil.copy(PTH, site_dir)
         boot = (f"import site, sys, runpy; site.addsitedir({site_dir!r}); sys.argv = [{program!r}]; "
                 f"runpy.run_path({program!r}, run_name='__main__')")
-        tracked = run([sys.executable, "-c", boot], workdir, JAX_REPRO_DIR=repro_dir, JAX_REPRO_FLAGS=flags)
+        tracked = run([sys.executable, "-c", boot], workdir, timeout, JAX_REPRO_DIR=repro_dir, JAX_REPRO_FLAGS=flags)
     else:
         # Flags through the environment, as a user sets them (jax-track reads JAX_REPRO_FLAGS).
-        tracked = run([sys.executable, "-m", "tracker", "--repro-dir", repro_dir, program], workdir,
+        tracked = run([sys.executable, "-m", "tracker", "--repro-dir", repro_dir, program], workdir, timeout,
                       JAX_REPRO_FLAGS=flags)
     repros = sorted(glob.glob(os.path.join(repro_dir, "*.py")))
     result = Tracked(name, workdir, tracked, repros)
-    result.original = signature_of(program, timeout=TIMEOUT)
+    result.original = signature_of(program, timeout=timeout)
     if repros:
-        result.repro_outcome = signature_of(repros[0], timeout=TIMEOUT)
+        result.repro_outcome = signature_of(repros[0], timeout=timeout)
     return result
 
 
@@ -132,7 +140,7 @@ def load_leaves(path: str) -> list[np.ndarray]:
         return [data[f"arr_{i}"] for i in range(len(data.files))]
 
 
-def _tracked_succeeding(name: str, workdir: str) -> Tracked:
+def _tracked_succeeding(name: str, workdir: str, timeout: float) -> Tracked:
     program = os.path.join(PROGRAMS, f"{name}.py")
     out = os.path.join(workdir, "out")
     os.makedirs(out)
@@ -140,7 +148,7 @@ def _tracked_succeeding(name: str, workdir: str) -> Tracked:
         argv = [sys.executable, "-m", "tracker", "--repro-dir", os.path.join(workdir, "unused"), program, out]
     else:  # the program imports jax before tracker: the fallback wrapping
         argv = [sys.executable, program, out]
-    tracked = run(argv, workdir, JAX_REPRO_FLAGS=FLAGS.get(name, ""))
+    tracked = run(argv, workdir, timeout, JAX_REPRO_FLAGS=_flags(name, timeout))
     repros = sorted(glob.glob(os.path.join(out, "*.py")))
     result = Tracked(name, workdir, tracked, repros)
     if tracked.returncode == 0 and os.path.exists(os.path.join(out, "original.npz")):
@@ -148,7 +156,7 @@ def _tracked_succeeding(name: str, workdir: str) -> Tracked:
     if repros:
         # A fresh interpreter without the tracker, in the repro's own directory.
         saved = os.path.join(workdir, "repro_result.npz")
-        result.repro_run = run([sys.executable, "-c", _SAVE_RESULT, repros[0], saved], out,
+        result.repro_run = run([sys.executable, "-c", _SAVE_RESULT, repros[0], saved], out, timeout,
                                JAX_TRACEBACK_FILTERING="off")
         if os.path.exists(saved):
             result.repro_result = load_leaves(saved)
@@ -163,12 +171,23 @@ def program_names(prefix: str) -> list[str]:
 FLAX_PROGRAMS = program_names("fail_flax") + program_names("fail_optax")
 
 
+IDLE_TIMEOUT = 1800  # a run at idle priority waits while the tests use the CPU (a hang still ends there)
+RESULT = "tracked.pickle"
+
+
+def tracked(name: str, workdir: str, timeout: float = TIMEOUT) -> Tracked:
+    """The runs of one program (failing or succeeding), each given ``timeout`` seconds."""
+    job = _tracked_failing if name.startswith("fail") else _tracked_succeeding
+    return job(name, workdir, timeout)
+
+
 class Runs:
     """Runs programs on a small thread pool: ``start(names)`` queues them all at once (the selected
-    tests' programs), ``get(name)`` waits for one (queueing it first if needed)."""
+    tests' programs), ``get(name)`` waits for one (queueing it first if needed). Given ``idle`` (the
+    ``cgroup.procs`` of tests/idle_cpu.py's group), each program's runs go to a child process in that group."""
 
-    def __init__(self, root: str):
-        self.root = root
+    def __init__(self, root: str, idle: str | None = None):
+        self.root, self.idle = root, idle
         workers = int(os.environ.get("TRACKER_TEST_JOBS", "3"))
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
         self.futures: dict[str, concurrent.futures.Future] = {}
@@ -179,8 +198,17 @@ class Runs:
                 continue
             workdir = os.path.join(self.root, name)
             os.makedirs(workdir)
-            job = _tracked_failing if name.startswith("fail") else _tracked_succeeding
-            self.futures[name] = self.pool.submit(job, name, workdir)
+            self.futures[name] = self.pool.submit(self._at_idle if self.idle else tracked, name, workdir)
+
+    def _at_idle(self, name: str, workdir: str) -> Tracked:
+        from idle_cpu import at_idle_priority
+        argv = at_idle_priority([sys.executable, __file__, name, workdir, str(IDLE_TIMEOUT)], self.idle)
+        child = subprocess.run(argv, cwd=workdir, env=env(), capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL)
+        if child.returncode != 0:
+            raise RuntimeError(f"the harness's runs of {name} failed (exit {child.returncode}):\n{child.stderr[-3000:]}")
+        with open(os.path.join(workdir, RESULT), "rb") as f:
+            return pickle.load(f)
 
     def get(self, name: str) -> Tracked:
         self.start([name])
@@ -188,3 +216,11 @@ class Runs:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+if __name__ == "__main__":  # one program's runs, for Runs._at_idle
+    import tracker_harness  # pickled under the module name the tests import it by
+
+    name, workdir, timeout = sys.argv[1:]
+    with open(os.path.join(workdir, RESULT), "wb") as f:
+        pickle.dump(tracker_harness.tracked(name, workdir, float(timeout)), f)
