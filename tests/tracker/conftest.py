@@ -11,6 +11,7 @@ import pytest
 from idle_cpu import idle_procs, remove
 from tracker_harness import Runs, program_names
 
+_selected: list[str] = []  # the programs the session's tests use
 _runners: list[Runs] = []  # the session's one runner, once started
 
 
@@ -21,14 +22,15 @@ def _runner(idle: str | None = None) -> Runs:
 
 
 def pytest_collection_finish(session):
-    """Queue every program the selected tests use as soon as the session's tests are collected: they run while
-    the tests before the tracker's do, on the CPU time those leave idle where the machine allows
-    (tests/idle_cpu.py), else beside them (ten or so tests then take longer, none fails)."""
+    """Queue every program the selected tests use as soon as the session's tests are collected, where they can
+    run on the CPU time the tests before the tracker's leave idle (tests/idle_cpu.py); elsewhere they start
+    with the first tracker test (:func:`runs`), so as not to slow the others."""
     known = set(program_names("fail") + program_names("ok"))
-    selected = [item.callspec.params["name"] for item in session.items
-                if hasattr(item, "callspec") and item.callspec.params.get("name") in known]
-    if selected:
-        _runner(idle_procs()).start(selected)
+    _selected[:] = [item.callspec.params["name"] for item in session.items
+                    if hasattr(item, "callspec") and item.callspec.params.get("name") in known]
+    idle = idle_procs() if _selected else None
+    if idle:
+        _runner(idle).start(_selected)
 
 
 def pytest_sessionfinish(session):
@@ -40,6 +42,8 @@ def pytest_sessionfinish(session):
             shutil.rmtree(runner.root, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", autouse=True)  # autouse: the programs start with the first tracker test
 def runs():
-    return _runner()
+    runner = _runner()
+    runner.start(_selected)  # (queued already where they run on idle time)
+    return runner
