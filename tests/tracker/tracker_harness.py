@@ -6,10 +6,11 @@ it writes first in the repro must name the signature of the original program, it
 interpreter without the tracker. A succeeding one (``ok_*.py``) collects its own function with
 ``tracker.collect`` and saves its result; the repro's ``result`` must be allclose to it.
 
-All the selected programs are queued as soon as the session's tests are collected, each run by a child
-process (``python tracker_harness.py NAME WORKDIR TIMEOUT``) on a small thread pool; each test then waits
-for its own. Where the machine allows (``tests/idle_cpu.py``), those processes run only on CPU time the
-other tests leave idle, so by the time the tracker's tests run, most of their programs have.
+The selected tests' programs are queued at once on a small thread pool; each test then waits for its own.
+Where the machine allows (``tests/idle_cpu.py``), they are queued as soon as the session's tests are
+collected, each program's runs in a child process (``python tracker_harness.py NAME WORKDIR TIMEOUT``) that
+runs only on CPU time the other tests leave idle, so by the time the tracker's tests run, most of their
+programs have; elsewhere they start with the first tracker test, each in a thread of the pool.
 """
 
 from __future__ import annotations
