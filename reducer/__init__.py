@@ -9,6 +9,7 @@ Library API (imported lazily, so candidate processes that import :mod:`reducer.e
     from reducer import reduce, signature_of, reduce_dir, triage, write_issue
     result = reduce("repro.py", jobs=2)          # -> reducer.Result
     outcome = signature_of("repro.py")           # -> reducer.Outcome
+    ahead = FreshRun("repros/")                  # its interpreter starts now; ahead.signature_of(path) later
     report = reduce_dir("repros/", "reduced/")   # -> reducer.Report
     buckets = triage("repros/")                  # -> list[reducer.Bucket]
     path = write_issue(result)                   # -> "repro.issue.md" beside result.output
@@ -21,7 +22,8 @@ from typing import Any
 
 _EXPORTS = {
     "reduce": "reducer.api",
-    "signature_of": "reducer.api",
+    "signature_of": "reducer.runs",
+    "FreshRun": "reducer.runs",
     "Result": "reducer.api",
     "InputError": "reducer.judging.checks",
     "Options": "reducer.options",

@@ -35,6 +35,7 @@ from reducer.program.files import NewestWriter, Program, check_output, default_o
 from reducer.program.interrupts import interrupted
 from reducer.program.merge import Merge, merge_program
 from reducer.program.provenance import Provenance, provenance_of, with_header
+from reducer.runs import signature_of
 from reducer.search.engine import PassStats, Progress, Reduction
 from reducer.search.lowering import Lowering, libraries
 from reducer.search.placement import Checkpoint, Placement, PlacementStats
@@ -82,12 +83,6 @@ class Result:
         data["passes"] = [dataclasses.asdict(p) for p in self.passes]
         data["seconds"] = round(self.seconds, 3)
         return data
-
-
-def signature_of(path_or_source: str | os.PathLike[str], *, timeout: float = INITIAL_TIMEOUT) -> Outcome:
-    """Run a program once in a fresh interpreter and return its outcome."""
-    program = read_program(path_or_source)
-    return run_once(FreshExecutor(sys_path=program.directory), program.source, timeout)
 
 
 def reduce(

@@ -70,6 +70,9 @@ def run_script(options: argparse.Namespace, told: str = "") -> int:
     if not install():
         print("jax-track: jax is already imported; tracking through its public APIs", file=sys.stderr)
     enable(flags)
+    if flags.verify:
+        from tracker.verify import prepare
+        prepare(os.environ["JAX_REPRO_DIR"])
     sys.argv = [options.script] + options.args
     sys.path.insert(0, os.path.dirname(os.path.abspath(options.script)))
     try:

@@ -183,6 +183,36 @@ def test_an_unused_prepared_interpreter_is_gone_when_closed(tmp_path):
     assert proc.poll() is not None and not prepared._workdir.exists()
 
 
+def test_a_fresh_run_started_ahead_runs_one_program_of_its_directory_in_the_interpreter_it_started(tmp_path,
+                                                                                                  monkeypatch):
+    """reducer.FreshRun (the tracker's verification, started before the tracked script runs): its first program
+    from its directory runs in the interpreter started with it, exactly as signature_of would run it; any other
+    goes to a new interpreter."""
+    from reducer import FreshRun, signature_of
+    program, elsewhere = tmp_path / "prog.py", tmp_path / "other" / "prog.py"
+    elsewhere.parent.mkdir()
+    for path in (program, elsewhere):
+        path.write_text(LEAK)
+    expected = signature_of(program, timeout=60)
+    new_interpreters = []
+    run = FreshExecutor.run
+    monkeypatch.setattr(FreshExecutor, "run", lambda self, *args: new_interpreters.append(1) or run(self, *args))
+    ahead = FreshRun(tmp_path)
+    proc = ahead._prepared._proc
+    seen = ahead.signature_of(program, timeout=60)
+    assert new_interpreters == [] and seen.fresh and Criterion(Signature()).same(expected, seen)
+    assert proc.poll() is not None and ahead._prepared is None
+    assert Criterion(Signature()).same(expected, ahead.signature_of(program, timeout=60)) and new_interpreters == [1]
+    other = FreshRun(tmp_path)
+    proc = other._prepared._proc
+    assert Criterion(Signature()).same(expected, other.signature_of(elsewhere, timeout=60))
+    assert new_interpreters == [1, 1] and proc.poll() is not None
+    unused = FreshRun(tmp_path)
+    proc = unused._prepared._proc
+    unused.close()
+    assert proc.poll() is not None
+
+
 @pytest.mark.parametrize("source,package", [
     ("import jax\n", "jax"), ('"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\n', "jax"),
     ("from jax import lax\n", "jax"), ("import numpy as np\nimport functools, os\nimport jax\n", "jax"),

@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from pathlib import Path
+
+import pytest
 
 from reducer import signature_of
 from reducer.judging.signature import Signature
@@ -109,3 +112,50 @@ def test_verification_can_be_turned_off_and_last_saved_repro_carries_the_verdict
     report = json.loads(off.stdout.strip().splitlines()[-1])
     assert report["verdict"] is None
     assert not (tmp_path / "off" / "dot_1.py").read_text().startswith("# jax-reduce tracker")
+
+
+WATCHER = textwrap.dedent('''
+    import json, os, sys
+    from pathlib import Path
+    import jax, jax.numpy as jnp
+    from reducer.execution import proctree
+
+    def cmdline(pid):
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\\0", b" ").decode()
+        except OSError:
+            return ""
+
+    ahead = [pid for pid in proctree.tree(os.getpid()) if "prepared='jax'" in cmdline(pid)]
+    Path("ahead.json").write_text(json.dumps(ahead))
+    if sys.argv[1] == "fail":
+        jax.jit(jnp.dot)(jnp.ones((2, 3)), jnp.ones((4, 5)))
+''')
+
+
+@pytest.mark.parametrize("ends", ["fail", "succeed", "not verified"])
+def test_jax_track_starts_the_verifying_interpreter_before_the_script_and_leaves_none_behind(tmp_path, ends):
+    """The repro's verification runs in an interpreter jax-track started before the script (it imports jax
+    while the script runs); it is there while the script runs, only when repros are verified, and gone when
+    jax-track ends, whether a repro used it or not."""
+    (tmp_path / "watch.py").write_text(WATCHER)
+    flags = ["--flags", "verify=0"] if ends == "not verified" else []
+    done = run([sys.executable, "-m", "tracker", "--repro-dir", "repros", *flags, "watch.py",
+                "succeed" if ends == "succeed" else "fail"], str(tmp_path))
+    ahead = json.loads((tmp_path / "ahead.json").read_text())
+    assert len(ahead) == (0 if ends == "not verified" else 1), done.stderr
+    assert [pid for pid in ahead if _running(pid)] == []
+    if ends == "succeed":
+        assert done.returncode == 0 and not (tmp_path / "repros").exists()
+    else:
+        assert done.returncode == 1
+        first = (tmp_path / "repros" / "dot_1.py").read_text().splitlines()[0]
+        assert first.startswith("# jax-reduce tracker: reproduces TypeError") == (ends == "fail"), first
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended
