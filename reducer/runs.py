@@ -1,9 +1,9 @@
 """Run a program once in a fresh interpreter: :func:`signature_of`, and :class:`FreshRun`, the same run with its
 interpreter started ahead of time.
 
-Kept apart from :mod:`reducer.api`, and light to import (no jax, no libcst until a program is read), so that a
-caller who only checks a program does not import the search: the tracker starts a :class:`FreshRun` before the
-user's script runs, for the repro it may save.
+Kept apart from :mod:`reducer.api`, and light to import (no jax, no libcst), so that a caller who only runs a
+program imports neither the search nor the parser: jax-track's waiting parent starts a :class:`FreshRun` for the
+repro the script may save (tracker.ahead).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import threading
 from reducer.execution.fresh import FreshExecutor, Prepared
 from reducer.execution.outcome import Outcome
 from reducer.judging.checks import INITIAL_TIMEOUT, run_once
+from reducer.program.files import read_source
 
 __all__ = ["FreshRun", "signature_of"]
 
 
 def signature_of(path_or_source: str | os.PathLike[str], *, timeout: float = INITIAL_TIMEOUT) -> Outcome:
     """Run a program once in a fresh interpreter and return its outcome."""
-    from reducer.program.files import read_program  # (imports libcst)
-    program = read_program(path_or_source)
+    program = read_source(path_or_source)
     return run_once(FreshExecutor(sys_path=program.directory), program.source, timeout)
 
 
@@ -40,8 +40,7 @@ class FreshRun:
         self._prepared: Prepared | None = FreshExecutor(sys_path=self.directory).prepare()
 
     def signature_of(self, path_or_source: str | os.PathLike[str], *, timeout: float = INITIAL_TIMEOUT) -> Outcome:
-        from reducer.program.files import read_program
-        program = read_program(path_or_source)
+        program = read_source(path_or_source)
         with self._lock:
             prepared, self._prepared = self._prepared, None
         # A forked copy of the maker shares the interpreter's pipe; only the maker may use it.

@@ -12,6 +12,7 @@ import tempfile
 import traceback
 
 from reprokit import jaxcompat
+from tracker import ahead
 
 # Set in the child's environment (to the file where it names a repro it saved): this process runs the script.
 CHILD = "JAX_TRACK_CHILD"
@@ -70,9 +71,10 @@ def run_script(options: argparse.Namespace, told: str = "") -> int:
     if not install():
         print("jax-track: jax is already imported; tracking through its public APIs", file=sys.stderr)
     enable(flags)
+    from tracker import verify
+    parents = ahead.from_parent()
     if flags.verify:
-        from tracker.verify import prepare
-        prepare(os.environ["JAX_REPRO_DIR"])
+        verify.run_next_in(parents or ahead.local(os.environ["JAX_REPRO_DIR"]))
     sys.argv = [options.script] + options.args
     sys.path.insert(0, os.path.dirname(os.path.abspath(options.script)))
     try:
@@ -108,17 +110,24 @@ def parent(options: argparse.Namespace, argv: list[str]) -> int:
     # it always did; this process must outlive it to pass on its status. A handler, not SIG_IGN: exec resets
     # a handler to the default in the child (an ignored SIGINT would stay ignored there).
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, lambda signum, frame: None)}
+    verifier = None
     try:
         own = _is_own_command(argv)
         command = [sys.executable, *sys.orig_argv[1:]] if own else [sys.executable, "-m", "tracker", *argv]
-        child = subprocess.Popen(command, env={**os.environ, CHILD: told})
+        verifier = _verifier(options)
+        env = {**os.environ, CHILD: told, **(verifier.child_env() if verifier else {})}
+        child = subprocess.Popen(command, env=env, pass_fds=verifier.child_fds if verifier else ())
         # A SIGTERM or SIGHUP sent to this process alone (a job runner, a closed terminal) ends the child too.
         for forwarded in FORWARDED:
             previous[forwarded] = signal.signal(forwarded, lambda signum, frame: child.send_signal(signum))
+        if verifier is not None:
+            verifier.start(os.path.abspath(options.repro_dir))
         status = child.wait()
         with open(told) as f:
             saved = f.read()
     finally:
+        if verifier is not None:
+            verifier.close()
         for signum, handler in previous.items():
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
         os.unlink(told)
@@ -128,6 +137,16 @@ def parent(options: argparse.Namespace, argv: list[str]) -> int:
     if signum in FATAL and not saved:
         _save_crash(options, signal.Signals(signum).name)
     return _die_of(signum) if own else 128 + signum  # a Python caller of main() is not to be killed
+
+
+def _verifier(options: argparse.Namespace) -> ahead.Verifier | None:
+    """The interpreter the child's repro will be verified in, when repros are verified (tracker.ahead)."""
+    from tracker import config
+    try:
+        verified = config.Flags.parse(options.flags).verify
+    except config.ConfigError:
+        return None  # the child says what is wrong
+    return ahead.Verifier() if verified else None
 
 
 def _is_own_command(argv: list[str]) -> bool:

@@ -8,7 +8,6 @@ source-level fallback): reduction can still start from something that fails the 
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import os
 import re
@@ -25,7 +24,8 @@ from reprokit.failures import entries, frame_of
 from reprokit.files import write_atomically
 
 if TYPE_CHECKING:
-    from reducer import FreshRun
+    from reducer import Outcome
+    from tracker.ahead import Run
 
 HEADER = "# jax-reduce tracker: "
 
@@ -54,29 +54,22 @@ class Verdict:
         return "".join(f"{line}\n" for line in lines)
 
 
-_AHEAD: list[FreshRun] = []  # the interpreter the next verification runs in, started before the script ran
+_AHEAD: list[Run] = []  # where the next repro is verified: an interpreter started before the script ran
 
 
-def prepare(directory: str) -> None:
-    """Start the interpreter that the next repro saved in ``directory`` will be verified in, before the script
-    runs (jax-track does): it imports jax meanwhile on CPU time the script leaves idle, so verifying costs the
-    repro's own run, not an interpreter's start and jax's import too (about 1 s of 1.1-1.5 s here). It is
-    ended at exit if no repro needed it."""
-    from reducer import FreshRun
-    ahead = FreshRun(directory)
-    _AHEAD.append(ahead)
-    atexit.register(ahead.close)
+def run_next_in(run: Run) -> None:
+    """Verify the next repro in ``run`` (tracker.ahead: jax-track starts it before the script runs)."""
+    _AHEAD.append(run)
 
 
 def verify(path: str, error: BaseException, program: str, timeout: float) -> Verdict:
     """Run the repro at ``path`` and judge it against ``error`` raised by ``program`` in this process."""
-    from reducer import Kind, Signature, signature_of
+    from reducer import Kind, Signature
     from tracker.failures import failure_outcome
     signature = Signature(pure_jax=True)  # a repro calls JAX alone, whichever library the original's call entered
     original = failure_outcome(error, program)
     start = time.perf_counter()
-    run = _AHEAD.pop().signature_of if _AHEAD else signature_of
-    outcome = ran = run(path, timeout=timeout)
+    outcome = ran = _run(path, timeout)
     seconds = round(time.perf_counter() - start, 2)
     if not original.primitive:
         # Operands read from a public function's own arguments (no primitive raised) are, in the
@@ -89,6 +82,16 @@ def verify(path: str, error: BaseException, program: str, timeout: float) -> Ver
     got = {Kind.SUCCESS: "ran without an error", Kind.EXCEPTION: f"raised {signature.describe(ran)}"}.get(
         ran.kind, f"ended in {signature.describe(ran)}")
     return Verdict(False, signature.describe(original), got, seconds=seconds)
+
+
+def _run(path: str, timeout: float) -> Outcome:
+    from reducer import signature_of
+    if _AHEAD:
+        try:
+            return _AHEAD.pop().signature_of(path, timeout=timeout)
+        except OSError:  # jax-track's parent ended meanwhile: run it here
+            pass
+    return signature_of(path, timeout=timeout)
 
 
 def write_header(path: str, verdict: Verdict) -> str:

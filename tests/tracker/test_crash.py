@@ -164,7 +164,9 @@ def test_ctrl_c_ends_the_child_and_then_jax_track(tmp_path):
     try:
         assert tracked.stdout.readline() == "2.0\n"  # the child is in the script
         children = [int(p) for p in Path(f"/proc/{tracked.pid}/task/{tracked.pid}/children").read_text().split()]
-        assert len(children) == 1
+        # The script's process, and the interpreter its repro would be verified in (tracker/ahead.py)
+        scripts = [p for p in children if b"prepared=" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+        assert len(scripts) == 1
         os.killpg(tracked.pid, signal.SIGINT)
         out, err = tracked.communicate(timeout=30)
     finally:
@@ -173,9 +175,9 @@ def test_ctrl_c_ends_the_child_and_then_jax_track(tmp_path):
     assert tracked.returncode == 1, err
     assert "KeyboardInterrupt" in err
     deadline = time.monotonic() + 5
-    while os.path.exists(f"/proc/{children[0]}") and time.monotonic() < deadline:
+    while any(os.path.exists(f"/proc/{p}") for p in children) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not os.path.exists(f"/proc/{children[0]}")
+    assert not any(os.path.exists(f"/proc/{p}") for p in children)
 
 
 def test_local_modules_are_read_statically_packages_and_relative_imports_too(tmp_path):

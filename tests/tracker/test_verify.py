@@ -126,31 +126,35 @@ WATCHER = textwrap.dedent('''
         except OSError:
             return ""
 
-    ahead = [pid for pid in proctree.tree(os.getpid()) if "prepared='jax'" in cmdline(pid)]
-    Path("ahead.json").write_text(json.dumps(ahead))
+    starter = os.getppid() if sys.argv[2] == "parent" else os.getpid()
+    # (its own children are the sandbox's: the same command line, in private namespaces)
+    ahead = [pid for pid in proctree.children(starter) if "prepared='jax'" in cmdline(pid)]
+    Path("ahead.json").write_text(json.dumps([ahead, [p for pid in ahead for p in proctree.tree(pid)]]))
     if sys.argv[1] == "fail":
         jax.jit(jnp.dot)(jnp.ones((2, 3)), jnp.ones((4, 5)))
 ''')
 
 
-@pytest.mark.parametrize("ends", ["fail", "succeed", "not verified"])
+@pytest.mark.parametrize("ends", ["fail", "succeed", "not verified", "fail, no parent"])
 def test_jax_track_starts_the_verifying_interpreter_before_the_script_and_leaves_none_behind(tmp_path, ends):
-    """The repro's verification runs in an interpreter jax-track started before the script (it imports jax
-    while the script runs); it is there while the script runs, only when repros are verified, and gone when
+    """The repro's verification runs in an interpreter started before the script (it imports jax while the
+    script runs): by jax-track's waiting parent, or by the script's process where there is no parent
+    (JAX_TRACK_CHILD set). It is there while the script runs, only when repros are verified, and gone when
     jax-track ends, whether a repro used it or not."""
     (tmp_path / "watch.py").write_text(WATCHER)
     flags = ["--flags", "verify=0"] if ends == "not verified" else []
+    alone = {"JAX_TRACK_CHILD": str(tmp_path / "told")} if ends == "fail, no parent" else {}
     done = run([sys.executable, "-m", "tracker", "--repro-dir", "repros", *flags, "watch.py",
-                "succeed" if ends == "succeed" else "fail"], str(tmp_path))
-    ahead = json.loads((tmp_path / "ahead.json").read_text())
+                "succeed" if ends == "succeed" else "fail", "own" if alone else "parent"], str(tmp_path), **alone)
+    ahead, processes = json.loads((tmp_path / "ahead.json").read_text())
     assert len(ahead) == (0 if ends == "not verified" else 1), done.stderr
-    assert [pid for pid in ahead if _running(pid)] == []
+    assert [pid for pid in processes if _running(pid)] == []
     if ends == "succeed":
         assert done.returncode == 0 and not (tmp_path / "repros").exists()
     else:
         assert done.returncode == 1
         first = (tmp_path / "repros" / "dot_1.py").read_text().splitlines()[0]
-        assert first.startswith("# jax-reduce tracker: reproduces TypeError") == (ends == "fail"), first
+        assert first.startswith("# jax-reduce tracker: reproduces TypeError") == (ends != "not verified"), first
 
 
 def _running(pid: int) -> bool:
