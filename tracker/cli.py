@@ -75,6 +75,7 @@ def run_script(options: argparse.Namespace, told: str = "") -> int:
     parents = ahead.from_parent()
     if flags.verify:
         verify.run_next_in(parents or ahead.local(os.environ["JAX_REPRO_DIR"]))
+    verify.running_script(options.script)
     sys.argv = [options.script] + options.args
     sys.path.insert(0, os.path.dirname(os.path.abspath(options.script)))
     try:

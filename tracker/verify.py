@@ -107,7 +107,8 @@ def write_header(path: str, verdict: Verdict) -> str:
 def program_files(error: BaseException) -> list[str]:
     """The user's own source files behind ``error``: the main script, the files of its traceback, and the
     local modules they import (files under the same folders, outside installed packages)."""
-    files = [f for f in (main_file(), *(path for _, path, _ in _traceback_frames(error))) if f and _is_user_file(f)]
+    main = main_file() or (_SCRIPT[-1] if _SCRIPT else "")
+    files = [f for f in (main, *(path for _, path, _ in _traceback_frames(error))) if f and _is_user_file(f)]
     folders = {os.path.dirname(f) for f in files}
     for module in list(sys.modules.values()):
         found = _module_file(module)
@@ -217,6 +218,17 @@ def _with_header(source: bytes, why: str, name: str) -> bytes:
 
 
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")  # PEP 263
+
+
+_SCRIPT: list[str] = []  # the script jax-track runs (run_script), for when __main__ is jax-track's own again
+
+
+def running_script(path: str) -> None:
+    """Say which script this process runs as ``__main__`` (jax-track): a failure it saves after the script
+    ended, when ``__main__`` is jax-track's own module again, still copies that script, even when no frame of
+    the script is in the failure's traceback (shard_map rejecting its arguments before calling the user's
+    function)."""
+    _SCRIPT.append(os.path.abspath(path))
 
 
 def main_file() -> str:

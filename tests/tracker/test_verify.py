@@ -163,3 +163,24 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"  # a zombie has ended
+
+
+def test_the_script_is_copied_when_no_frame_of_it_is_in_the_failures_traceback(tmp_path):
+    """A NaN that jax_debug_nans catches in jnp.log's own dispatch: the traceback kept at the JAX call has no
+    frame of the script, and the failure is saved after the script ended, when __main__ is jax-track's module
+    again; the repro (its 200 values faked as ones, above fake_array_threshold) does not reproduce, so the
+    script is still what gets copied beside it."""
+    program = tmp_path / "prog.py"
+    program.write_text('import jax\nimport jax.numpy as jnp\nimport numpy as np\n\n'
+                       'jax.config.update("jax_debug_nans", True)\n'
+                       'print(jnp.log(-np.arange(1.0, 201.0, dtype=np.float32)))\n')
+    done = run([sys.executable, "-m", "tracker", "--repro-dir", "repros", str(program)], str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    repros = tmp_path / "repros"
+    assert sorted(p.name for p in repros.iterdir()) == ["log_1.py", "log_1_original"]
+    header = (repros / "log_1.py").read_text().splitlines()[:2]
+    assert header[0].startswith("# jax-reduce tracker: does NOT reproduce FloatingPointError: invalid value (nan) "
+                                "encountered in log") and header[0].endswith("it ran without an error instead")
+    copy = repros / "log_1_original" / "prog.py"
+    assert header[1] == f"# jax-reduce tracker: the original program is copied to {copy}; reduce that instead"
+    assert copy.read_bytes() == program.read_bytes()
