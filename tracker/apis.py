@@ -190,7 +190,7 @@ class Transform(Api):
         """JAX's transformation of a fresh wrapper of the user function, whose trace goes to ``stmt``."""
         slot = Slot(stmt, "fun")
         stmt.functions["fun"] = None
-        _remember_name(stmt, "fun", proxy.fun)
+        _remember_name(stmt, "fun", proxy.fun, parameters=True)
         fun = RUNTIME.user_function(proxy.fun, slot, _dynamic_only(static_nums, static_names))
         return proxy.transform(fun, *proxy.t_args, **proxy.t_kwargs), slot
 
@@ -208,7 +208,8 @@ class Transform(Api):
     defaults: dict[str, Any] = {}
 
     def emit(self, stmt: Statement, site: Site) -> cst.BaseExpression:
-        options = {k: v for k, v in stmt.options.items() if k not in ("static", "names", "user_statics")}
+        options = {k: v for k, v in stmt.options.items()
+                   if k not in ("static", "names", "signatures", "user_statics")}
         fun = FunctionRef("fun")
         args, kwargs = stmt.args, stmt.kwargs
         if stmt.functions.get("fun") is None and stmt.error is not None:
@@ -239,10 +240,15 @@ def _snapshot_donated(args: tuple, kwargs: dict) -> None:
                 RUNTIME.snapshots.pop(next(iter(RUNTIME.snapshots)))
 
 
-def _remember_name(stmt: Statement, role: str, fun: Callable) -> None:
-    """So that a function JAX never traced still gets its own name in the repro."""
+def _remember_name(stmt: Statement, role: str, fun: Callable, parameters: bool = False) -> None:
+    """So that a function JAX never traced still gets its own name in the repro's stub, and with
+    ``parameters`` (a transformation's function) its parameters: JAX's messages name them (shard_map's
+    "args[1] is bound to f's parameter 'x'"). Not for other roles: a custom_vjp's primal resolves its
+    arguments against the stub's parameters, which ``*args, **kwargs`` always satisfies."""
     from tracker.calltree import FunctionDef
     stmt.options.setdefault("names", {})[role] = FunctionDef(fun, None, id=0).name
+    if parameters:
+        stmt.options.setdefault("signatures", {}).setdefault(role, _signature(fun))
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -312,7 +318,7 @@ class Jit(Transform):
             if key is not None:
                 proxy.traces[key] = entry
         else:
-            _remember_name(stmt, "fun", proxy.fun)
+            _remember_name(stmt, "fun", proxy.fun, parameters=True)
             slot = entry[1]
             slot.statement = stmt
             stmt.functions["fun"] = slot.last

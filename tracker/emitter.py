@@ -16,10 +16,13 @@ The module around the statements (imports, config lines, spacing) is ``tracker.l
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import enum
 import inspect
 import itertools
+import keyword
+import re
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -55,6 +58,19 @@ class Emitted:
     problems: tuple[str, ...]  # what could not be emitted faithfully
 
 
+# Names a repro binds, or reads from Python, besides its fresh ones (prefix_N): the loader's, the call's result.
+_FIXED_NAMES = frozenset({"result", "_npz", "_arrays"})
+_ALIASES = frozenset(i.alias or i.attr for i in BASE_IMPORTS if i.alias or i.attr)  # jnp, np, lax
+
+
+def _may_define(name: str) -> bool:
+    """Whether a top-level function of a repro may be called ``name``: an identifier no import, builtin or
+    fixed name of the repro is, and unlike every fresh name (``prefix_N``) that could be made later."""
+    return (name.isidentifier() and not keyword.iskeyword(name) and name not in _FIXED_NAMES
+            and not hasattr(builtins, name) and name not in sys.modules and name not in _ALIASES
+            and not re.search(r"_[0-9]+$", name))
+
+
 class Emitter:
     def __init__(self, roots: list[Statement], flags: Flags, npz_name: str = "",
                  snapshots: Mapping[int, tuple[Any, Any]] | None = None):
@@ -74,6 +90,7 @@ class Emitter:
         self.keep: list[Any] = []  # constants and stand-ins, whose ids we rely on
         self.emitted_functions: set[int] = set()
         self.function_names: dict[int, str] = {}
+        self.own_names: set[str] = set()  # functions that kept their own names
         self.used_ids: set[int] = set()
         self.pending_comments: list[str] = []  # said before the next statement written
         self.node_classes: dict[type, str] = {}  # user pytree node type -> its stand-in's name
@@ -90,9 +107,18 @@ class Emitter:
         return self.names[id(value)]
 
     def function_name(self, fdef: FunctionDef) -> str:
+        """The function's own name where it is free (JAX's messages quote it: shard_map's, jit's, so a repro
+        whose function is called otherwise fails with another message), else a fresh one."""
         if fdef.id not in self.function_names:
-            self.function_names[fdef.id] = self.fresh(fdef.name)
+            self.function_names[fdef.id] = self.own_name(fdef.name)
         return self.function_names[fdef.id]
+
+    def own_name(self, name: str) -> str:
+        """``name`` the first time a function asks for it, where a repro may define it; else a fresh one."""
+        if name in self.own_names or not _may_define(name):
+            return self.fresh(name)
+        self.own_names.add(name)
+        return name
 
     def path(self, dotted: str) -> Expr:
         if dotted.startswith("operator."):
@@ -115,7 +141,7 @@ class Emitter:
     def function(self, site: Site, role: str) -> cst.Name:
         fdef = site.statement.functions.get(role)
         if fdef is None:
-            name = self.fresh(site.statement.options.get("names", {}).get(role, role))
+            name = self.own_name(site.statement.options.get("names", {}).get(role, role))
             message = N.string("JAX did not trace this function in the original run")
             signature = site.statement.options.get("signatures", {}).get(role)
             site.prelude.append(N.function_def(name, _stub_parameters(signature),
