@@ -1,4 +1,4 @@
 from tracker.cli import main
 import sys
 
-sys.exit(main())
+sys.exit(main(fork=True))

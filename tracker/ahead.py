@@ -53,15 +53,20 @@ class Verifier:
         self._thread = threading.Thread(target=self._serve, name="jax-track verifier", daemon=True)
         self._thread.start()
 
+    def forked(self) -> None:
+        """In a fork of this process that is the script's: its ends of the pipes stay, the parent's go."""
+        os.close(self._requests_read)
+        os.close(self._replies_write)
+
     def _serve(self) -> None:
         assert self._run is not None
         with open(self._requests_read, "rb") as requests, open(self._replies_write, "wb", buffering=0) as replies:
             for line in requests:  # until the script's process ends
-                request = json.loads(line)
-                outcome = self._run.signature_of(request["path"], timeout=request["timeout"])
                 try:
+                    request = json.loads(line)
+                    outcome = self._run.signature_of(request["path"], timeout=request["timeout"])
                     replies.write(json.dumps(outcome.to_json()).encode() + b"\n")
-                except BrokenPipeError:
+                except Exception:  # noqa: BLE001 - no reply: the script's process runs the repro itself
                     return
 
     def close(self) -> None:

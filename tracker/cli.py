@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from typing import Any, NoReturn
 
 from reprokit import jaxcompat
 from tracker import ahead
@@ -40,7 +41,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
+def entry() -> NoReturn:
+    """The ``jax-track`` command."""
+    sys.exit(main(fork=True))
+
+
+def main(argv: list[str] | None = None, *, fork: bool = False) -> int:
+    """``fork``: the script's process is this one forked, past its start-up, instead of a new interpreter;
+    only for this command's own entry points (:func:`entry`, ``python -m tracker``), where returning from
+    here leads to nothing but the exit."""
     options = parse_args(sys.argv[1:] if argv is None else argv)
     if options.install_hook:
         return install_hook()
@@ -51,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     if told is None:
         if (untested := jaxcompat.untested_once()) is not None:
             print(f"jax-track: warning: {untested}", file=sys.stderr)
-        return parent(options, sys.argv[1:] if argv is None else argv)
+        return parent(options, sys.argv[1:] if argv is None else argv, fork)
     return run_script(options, told)
 
 
@@ -101,23 +110,30 @@ def run_script(options: argparse.Namespace, told: str = "") -> int:
     return 0
 
 
-def parent(options: argparse.Namespace, argv: list[str]) -> int:
-    """Run the script in a child process (this CLI again) and wait: a child that dies of a fatal signal
-    inside JAX runs no more Python, so this process saves what it can, the script copied with its local
-    modules. Exit codes, stdout and stderr pass through (inherited); so does the child's death by a signal."""
+def parent(options: argparse.Namespace, argv: list[str], fork: bool = False) -> int:
+    """Run the script in a child process and wait: a child that dies of a fatal signal inside JAX runs no
+    more Python, so this process saves what it can, the script copied with its local modules. Exit codes,
+    stdout and stderr pass through (inherited); so does the child's death by a signal. The child is this
+    process forked with ``fork`` (the fork returns the script's status from here), else this CLI again."""
     fd, told = tempfile.mkstemp(prefix="jax-track-", suffix=".saved")
     os.close(fd)
+    verifier = _verifier(options)
+    own = _is_own_command(argv)
     # Ctrl-C reaches the whole foreground process group: the child gets its KeyboardInterrupt and ends as
     # it always did; this process must outlive it to pass on its status. A handler, not SIG_IGN: exec resets
-    # a handler to the default in the child (an ignored SIGINT would stay ignored there).
+    # a handler to the default in the child (an ignored SIGINT would stay ignored there); a fork puts the
+    # previous one back.
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, lambda signum, frame: None)}
-    verifier = None
+    child: subprocess.Popen[bytes] | _Forked | None = None
+    if fork:
+        child = _fork(previous[signal.SIGINT], verifier)
+        if child.pid == 0:
+            return run_script(options, told)
     try:
-        own = _is_own_command(argv)
-        command = [sys.executable, *sys.orig_argv[1:]] if own else [sys.executable, "-m", "tracker", *argv]
-        verifier = _verifier(options)
-        env = {**os.environ, CHILD: told, **(verifier.child_env() if verifier else {})}
-        child = subprocess.Popen(command, env=env, pass_fds=verifier.child_fds if verifier else ())
+        if child is None:
+            command = [sys.executable, *sys.orig_argv[1:]] if own else [sys.executable, "-m", "tracker", *argv]
+            env = {**os.environ, CHILD: told, **(verifier.child_env() if verifier else {})}
+            child = subprocess.Popen(command, env=env, pass_fds=verifier.child_fds if verifier else ())
         # A SIGTERM or SIGHUP sent to this process alone (a job runner, a closed terminal) ends the child too.
         for forwarded in FORWARDED:
             previous[forwarded] = signal.signal(forwarded, lambda signum, frame: child.send_signal(signum))
@@ -138,6 +154,33 @@ def parent(options: argparse.Namespace, argv: list[str]) -> int:
     if signum in FATAL and not saved:
         _save_crash(options, signal.Signals(signum).name)
     return _die_of(signum) if own else 128 + signum  # a Python caller of main() is not to be killed
+
+
+class _Forked:
+    """The child when it is this process forked: what :class:`subprocess.Popen` offers of it (pid 0 in the child)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+
+    def send_signal(self, signum: int) -> None:
+        os.kill(self.pid, signum)
+
+    def wait(self) -> int:
+        return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+
+
+def _fork(sigint: Any, verifier: ahead.Verifier | None) -> _Forked:
+    """Fork this process (no thread runs yet); in the child, Ctrl-C raises KeyboardInterrupt again and the
+    verifier's pipes are its own (tracker.ahead.from_parent finds them)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGINT, sigint if sigint is not None else signal.SIG_DFL)
+        if verifier is not None:
+            os.environ.update(verifier.child_env())
+            verifier.forked()
+    return _Forked(pid)
 
 
 def _verifier(options: argparse.Namespace) -> ahead.Verifier | None:
