@@ -5,9 +5,9 @@
 Per program: the plain run's time, the run under ``jax-track`` (time and overhead ratio, measured
 side by side, up to the error: the tracker's own verification of the saved repro is timed by the
 tracker and reported apart; "whole": the whole command, saving and verifying included, over the plain
-run), whether a repro was saved, whether it imports only jax/numpy/the standard
-library, the tracker's own verdict (the repro's first line), whether running it here gives the
-original's signature (template level, fresh interpreter: an independent check of that verdict), whether
+run), whether a repro was saved, whether it imports only jax/numpy/the standard library, the tracker's own
+verdict (the repro's first line), whether running it here gives the original's signature (template level,
+JAX alone as a repro is; fresh interpreter: an independent check of that verdict), whether
 the benchmarks' strict slip check (benchmarks/slip.py, stricter than any signature level) finds the two
 failures the same bug, and its size against the original program. A program that dies of a fatal
 signal has no traced repro ("saved" no); its verdict says so and "fallback" whether jax-track copied it.
@@ -98,12 +98,12 @@ def run_one(program: Path, repeat: int) -> dict:
                        "does not" if first.startswith("# jax-reduce tracker: does NOT") else "none",
             "fallback": any(p.is_dir() for p in Path(repro_dir).glob("*_original")),
             "standalone": standalone(source),
-            "same signature": Signature(Level.TEMPLATE).same(original, repro),
+            "same signature": Signature(Level.TEMPLATE, pure_jax=True).same(original, repro),
             "strict": strict_differences(program.read_text(), source, original, repro),
             "tokens": count_tokens(source), "original tokens": count_tokens(program.read_text()),
             "lines": len(source.splitlines()),
-            "original": Signature(Level.TEMPLATE).describe(original),
-            "repro": Signature(Level.TEMPLATE).describe(repro),
+            "original": Signature(Level.TEMPLATE, pure_jax=True).describe(original),
+            "repro": Signature(Level.TEMPLATE, pure_jax=True).describe(repro),
         })
         return row
 
