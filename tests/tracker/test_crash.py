@@ -158,10 +158,13 @@ def test_exit_codes_and_output_pass_through(tmp_path):
 def test_ctrl_c_ends_the_child_and_then_jax_track(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text("import time\nimport jax.numpy as jnp\nprint(jnp.ones(2).sum(), flush=True)\ntime.sleep(60)\n")
-    # Its own session: the SIGINT below goes to its process group, as a terminal's Ctrl-C does.
+    # Its own session: the SIGINT below goes to its process group, as a terminal's Ctrl-C does; and Ctrl-C's
+    # default disposition, as at a terminal (a suite started in the background inherits an ignored SIGINT, and
+    # the script's process, a fork of jax-track, ignores it then as `python prog.py &` would).
     tracked = subprocess.Popen([sys.executable, "-m", "tracker", "--repro-dir", "repros", str(program)],
                                cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+                               stdin=subprocess.DEVNULL, text=True, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert tracked.stdout.readline() == "2.0\n"  # the child is in the script
         children = [int(p) for p in Path(f"/proc/{tracked.pid}/task/{tracked.pid}/children").read_text().split()]
