@@ -14,14 +14,17 @@ import threading
 from reducer.execution.fresh import FreshExecutor, Prepared
 from reducer.execution.outcome import Outcome
 from reducer.judging.checks import INITIAL_TIMEOUT, run_once
-from reducer.program.files import read_source
+from reducer.program.files import Program, read_source
 
 __all__ = ["FreshRun", "signature_of"]
 
 
 def signature_of(path_or_source: str | os.PathLike[str], *, timeout: float = INITIAL_TIMEOUT) -> Outcome:
     """Run a program once in a fresh interpreter and return its outcome."""
-    program = read_source(path_or_source)
+    return _run_fresh(read_source(path_or_source), timeout)
+
+
+def _run_fresh(program: Program, timeout: float) -> Outcome:
     return run_once(FreshExecutor(sys_path=program.directory), program.source, timeout)
 
 
@@ -47,7 +50,7 @@ class FreshRun:
         if prepared is None or os.getpid() != self._pid or program.directory != self.directory:
             if prepared is not None and os.getpid() == self._pid:
                 prepared.close()
-            return signature_of(path_or_source, timeout=timeout)
+            return _run_fresh(program, timeout)
         return run_once(prepared, program.source, timeout)
 
     def close(self) -> None:
