@@ -19,7 +19,7 @@ from typing import Any
 
 import libcst as cst
 
-from reducer.execution.fresh import Executor, FreshExecutor, Prepared
+from reducer.execution.fresh import Executor, ForkServer, FreshExecutor, Prepared, fork_server
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.environment import cpu_devices, preloadable, prelude
 from reducer.execution.pool import PoolExecutor, Since, added_counts, new_cache_directory, top_level_imports
@@ -139,7 +139,11 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
     check_output(program, output)
     with _keeper(output) as keep, contextlib.ExitStack() as stack:
         merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
-        with judged(program, setup, workers, merge) as judge, cpu_first(program, setup, judge) as cpu:
+        # The original's first fresh run and the confirmation's, forked from one interpreter that starts now; not
+        # for a flaky program, whose verdicts count independent runs.
+        forks = stack.enter_context(fork_server(FreshExecutor(sys_path=program.directory, env=options.platform_env()),
+                                                program.source) if options.flaky is None else contextlib.nullcontext())
+        with judged(program, setup, workers, merge, forks) as judge, cpu_first(program, setup, judge) as cpu:
             checked = time.perf_counter()
             confirmation = stack.enter_context(_Confirmation(judge))
             after_check = _AfterCheck(keep, judge.checking)
@@ -261,13 +265,19 @@ class _Confirmation:
         self._preload, self._starts = None, 0  # what the interpreters started last do first, and how often
 
     def consider(self, kept: str) -> None:
-        """Start the interpreters if ``kept``, the search's newest program, could use them and those before not."""
+        """Start the interpreters if ``kept``, the search's newest program, could use them and those before not;
+        none where the reduction's fork server would run it (it imported the same package first)."""
         preload = preloadable(kept)
-        if not isinstance(self._fresh, FreshExecutor) or preload is None or preload == self._preload \
-                or self._starts == MAX_PREPARATIONS:
+        if not isinstance(self._fresh, FreshExecutor) or preload is None or preload == self._preload:
+            return
+        served = self._fresh.forks is not None and self._fresh.forks.preload == preload
+        if not served and self._starts == MAX_PREPARATIONS:
             return
         self._close()
-        self._preload, self._starts = preload, self._starts + 1
+        self._preload, self.fresh, self.as_user = preload, self._fresh, self._as_user
+        if served:
+            return
+        self._starts += 1
         self.fresh = self._fresh.prepare(preload)
         if isinstance(self._as_user, FreshExecutor):
             self.as_user = self._as_user.prepare(preload)
@@ -286,13 +296,16 @@ class _Confirmation:
 
 @contextlib.contextmanager
 def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
-           merge: Merge = Merge(None)) -> Iterator[Decided]:
+           merge: Merge = Merge(None), forks: ForkServer | None = None) -> Iterator[Decided]:
     """Check the original in fresh interpreters (starting the warm workers meanwhile) and decide where and
     for how long candidates run; the workers this starts are closed on exit. With a ``merge`` of the
-    program's local modules, the merged program is run too and replaces the original if it fails the same way."""
+    program's local modules, the merged program is run too and replaces the original if it fails the same way.
+    With ``forks``, the check's first run and the confirmation's are forked there; its other runs start their
+    own interpreters, so that whether the program fails alike is judged on runs that share nothing."""
     options, judge = setup.options, setup.judge
     fresh = FreshExecutor(sys_path=program.directory, check=setup.criterion.check, sandbox=setup.sandbox,
-                          env=options.platform_env())
+                          env=options.platform_env(), forks=forks)
+    independent = dataclasses.replace(fresh, forks=None)
     owned = workers is None and options.pool
     # The first fresh run fills the new pool's compilation cache, so the workers' own runs of the original
     # (warm_limits) load what it compiled instead of compiling it again.
@@ -305,7 +318,7 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
     # with local modules (the merged one runs first), or where runs of one program must not overlap (they
     # could share files: --allow-write, no sandbox).
     overlapped = bool(cache_dir) and options.flaky is None and merge.source is None and judge.side_by_side > 1
-    reader = dataclasses.replace(fresh, reads_cache=cache_dir) if overlapped else fresh
+    reader = dataclasses.replace(independent, reads_cache=cache_dir) if overlapped else independent
     timeout = options.timeout or INITIAL_TIMEOUT
     pending: Pending | None = None
     urgent_done = threading.Event()  # set when the runs the search waits for are over
@@ -318,7 +331,8 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
                                                       after=urgent_done)
                 note = merge.note
             else:
-                original = judge.check_original(program.source, fresh, timeout, program.name, filler=filler)
+                original = judge.check_original(program.source, independent, timeout, program.name,
+                                                filler=filler or fresh)
                 program, original, note = _merged(program, original, merge, judge, fresh, options)
         except BaseException:
             if started is not None:
@@ -432,7 +446,7 @@ def _decide(program: Program, setup: Setup, original: Outcome, fresh: FreshExecu
     with ``flaky``, every program is run until N of M runs settle its verdict."""
     options, judge, criterion = setup.options, setup.judge, setup.criterion
     fresh_timeout = derive_timeout(original, options.timeout)
-    executor: Executor = fresh
+    executor: Executor = dataclasses.replace(fresh, forks=None)  # --no-pool: an interpreter per candidate
     timeout = fresh_timeout
     since = Since.now(pool) if pool is not None and options.pool else None  # (a batch's pool served others)
     if pool is not None and options.pool:
@@ -448,7 +462,7 @@ def _decide(program: Program, setup: Setup, original: Outcome, fresh: FreshExecu
     # A user's run shows the error as Python prints it, which a predicate or a coin toss cannot be judged by.
     as_user = None if criterion.check is not None or options.flaky is not None else FreshExecutor(
         sys_path=program.directory, as_user=True, filename=os.path.basename(program.path or "repro.py"),
-        sandbox=setup.sandbox, env=fresh.env)
+        sandbox=setup.sandbox, env=fresh.env, forks=fresh.forks)
     if options.flaky is not None:
         executor = Repeated(executor, criterion, original, options.flaky)
         confirming = Repeated(fresh, criterion, original, options.flaky)
@@ -522,8 +536,8 @@ def _reading_cache(decided: Decided) -> Executor:
     """Fresh interpreters for the tracker's run of the program, reading the compilations the original's runs
     left in the pool's cache (a Flax program's run compiles for seconds; the same HLO is not compiled twice)."""
     fresh = decided.fresh
-    if isinstance(fresh, FreshExecutor) and decided.cache_dir:
-        return dataclasses.replace(fresh, reads_cache=decided.cache_dir)
+    if isinstance(fresh, FreshExecutor):  # (never forked: the tracker hooks jax as it is imported)
+        return dataclasses.replace(fresh, reads_cache=decided.cache_dir, forks=None)
     return fresh
 
 

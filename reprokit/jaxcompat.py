@@ -208,6 +208,27 @@ def config_values() -> dict[str, Any]:
     return {name: holder.value for name, holder in load("config").config._value_holders.items()}
 
 
+# jax's settings that it reads from the environment once, as it is imported (a setting's default is its
+# variable's value then), and that a run forked from an interpreter which imported jax without them sets
+# itself (runner.serve_forks): variable -> (setting, type of its value). The same names from jax 0.4 to 0.12.
+SETTINGS_READ_AT_IMPORT: dict[str, tuple[str, type]] = {
+    "JAX_TRACEBACK_FILTERING": ("jax_traceback_filtering", str),
+    "JAX_COMPILATION_CACHE_DIR": ("jax_compilation_cache_dir", str),
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": ("jax_persistent_cache_min_compile_time_secs", float),
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": ("jax_persistent_cache_min_entry_size_bytes", int),
+}
+
+
+def settings_from(environ: dict[str, str]) -> None:
+    """Set each of :data:`SETTINGS_READ_AT_IMPORT` that ``environ`` has, as jax's import would have read it
+    there (in a process that imported jax without those variables, before anything compiled)."""
+    import jax
+
+    for variable, (name, kind) in SETTINGS_READ_AT_IMPORT.items():
+        if variable in environ:
+            jax.config.update(name, kind(environ[variable]))
+
+
 def traceback_filtering(mode: str) -> AbstractContextManager[Any]:
     """A context in which JAX filters tracebacks with ``mode`` ("off" keeps JAX's own frames)."""
     return load("config").traceback_filtering(mode)

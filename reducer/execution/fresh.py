@@ -6,8 +6,11 @@ The :class:`Executor` protocol, and its simplest implementation: a fresh interpr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import queue
+import select
 import shutil
 import signal
 import subprocess
@@ -15,13 +18,15 @@ import sys
 import threading
 import time
 from pathlib import Path
+from collections.abc import Iterator
 from typing import IO, Protocol
 
 from reducer.execution import platform, proctree, scratch
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.environment import Preload, preloadable
+from reducer.execution.protocol import Fork, Forked, ProtocolError, Ready, Reaped, decode, encode
 from reducer.execution.runner import (
-    PARENT_ENV, PREPARED_UNUSABLE, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report,
+    PARENT_ENV, PER_RUN_ENV, PREPARED_UNUSABLE, SANDBOX_ENV, TRACKER_ENV, candidate_env as runner_env, read_report,
 )
 from reducer.execution.sandbox import Sandbox, SandboxError, memory_outcome
 
@@ -33,6 +38,8 @@ CANDIDATE_FILENAME = "candidate.py"
 # environ: the variables it sets before).
 _BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
               "sys.path.pop(0); runner.{entry}(prepared={prepared!r}, environ={environ!r})")
+_SERVER_BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
+                     "sys.path.pop(0); runner.serve_forks({package!r}, {environ!r}, {sys_path!r})")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
@@ -71,7 +78,7 @@ def candidate_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes] | ForkedRun) -> None:
     """Kill a candidate and everything it started (it runs in its own session)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -151,31 +158,53 @@ class FreshExecutor:
     # Added to every run's environment: where it computes (Options.platform_env, or the CPU of a search that
     # runs there first), after the user's own settings and before the program's.
     env: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Where a run of a program that imports the server's package first is forked instead of started (None: each
+    # run starts a new interpreter); one the server cannot take (busy enough, another environment) starts one.
+    forks: ForkServer | None = None
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
         # A run whose sandbox could not be set up ran nothing: its end says nothing about the program, so it
         # is tried again rather than judged (a judged set-up failure would make results depend on luck).
+        forks = self.forks if self.forks is not None and self.forks.takes(self, source) else None
         for _ in range(SETUP_TRIES):
             workdir = Path(scratch.make())
             try:
-                outcome = self._run_in(workdir, source, timeout, cancel)
+                outcome = self._run_in(workdir, source, timeout, cancel, forks)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
-            if self.fills_cache and outcome.kind not in (Kind.EXCEPTION, Kind.SUCCESS):
+            if self.fills_cache and (outcome is None or outcome.kind not in (Kind.EXCEPTION, Kind.SUCCESS)):
                 empty_directory(self.fills_cache)  # stopped or crashed: an entry may be half written
+            if outcome is None or (forks is not None and setup_failed(outcome)):
+                forks = None  # the server went, or its child could not become the run: a new interpreter
+                continue
             if not setup_failed(outcome):
                 return dataclasses.replace(outcome, fresh=True)
         raise setup_refused(outcome)
 
-    def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event) -> Outcome:
+    def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event,
+                forks: ForkServer | None = None) -> Outcome | None:
+        """The run's outcome; None if it was to be forked and the server went first (nothing was judged)."""
         (workdir / (self.filename or CANDIDATE_FILENAME)).write_text(source)
+        start = time.perf_counter()
         with open(workdir / ".stderr", "wb") as err:
-            proc = self._start(workdir, err)
-            return self._finish(workdir, proc, time.perf_counter(), timeout, cancel)
+            proc: subprocess.Popen[bytes] | ForkedRun | None = None
+            if forks is not None:
+                argv, env = self._command(workdir)
+                proc = forks.fork(workdir, argv[4:], env, self.as_user, start + timeout, cancel)
+            if proc is None:
+                proc = self._start(workdir, err)
+            outcome = self._finish(workdir, proc, start, timeout, cancel)
+            return None if isinstance(proc, ForkedRun) and proc.lost else outcome
 
     def _start(self, workdir: Path, err: IO[bytes], prepared: Preload | None = None) -> subprocess.Popen[bytes]:
         """Start the interpreter for a run in ``workdir`` (its program is written there before it is read:
         before this call, or for one ``prepared`` with a package imported before :meth:`_finish` says go)."""
+        argv, env = self._command(workdir, prepared)
+        return subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.PIPE if prepared else subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+
+    def _command(self, workdir: Path, prepared: Preload | None = None) -> tuple[list[str], dict[str, str]]:
+        """The interpreter's command line and environment for a run in ``workdir``."""
         program, result = workdir / (self.filename or CANDIDATE_FILENAME), workdir / ".report.json"
         bootstrap = _BOOTSTRAP.format(entry="main_as_user" if self.as_user else "main",
                                       prepared=prepared.package if prepared else "",
@@ -200,10 +229,9 @@ class FreshExecutor:
         if self.check is not None and not self.as_user:
             (workdir / ".predicate").write_bytes(self.check)
             argv.append(str(workdir / ".predicate"))
-        return subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.PIPE if prepared else subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        return argv, env
 
-    def _finish(self, workdir: Path, proc: subprocess.Popen[bytes], start: float, timeout: float,
+    def _finish(self, workdir: Path, proc: subprocess.Popen[bytes] | ForkedRun, start: float, timeout: float,
                 cancel: threading.Event) -> Outcome:
         """Wait for a started run to end (or stop it: timeout, memory, cancel) and read how it ended."""
         deadline = start + timeout
@@ -293,6 +321,175 @@ class Prepared:
             self._proc = None
         self._err.close()
         shutil.rmtree(self._workdir, ignore_errors=True)
+
+
+class ForkServer:
+    """Fresh runs forked from one interpreter instead of each starting its own (runner.serve_forks).
+
+    The server is a fresh interpreter, started with a :class:`FreshExecutor`'s environment, that sets the
+    variables of a program's environment prelude and imports the package the program imports first
+    (``preload``, as a :class:`Prepared` interpreter does), at the normal priority, and then forks a child
+    for each run asked of it: a run of a program that does that first (:func:`preloadable`), from an executor
+    whose environment differs from the server's only in what a run sets for itself (``runner.PER_RUN_ENV``).
+    The child takes the run's directory, streams, environment and fresh random seeds and runs the program as
+    a new interpreter would have at that point: ``import jax`` and the interpreter's start are paid once, not
+    once per run (the original's first check and the final confirmation, fresh and as the user; on this
+    machine's jax 0.10 with ml_dtypes 0.7, 2.5 s of CPU each). Several runs may go at once. What the children
+    share is the string hash seed, which an interpreter fixes at its start: the check's second run, which
+    judges whether the program fails alike every time, still starts a new interpreter of its own.
+    A run the server cannot take starts a new interpreter as usual; so does one whose server went meanwhile
+    (it is not judged)."""
+
+    def __init__(self, executor: FreshExecutor, preload: Preload):
+        self.preload, self.python, self.sys_path = preload, executor.python, executor.sys_path
+        self._workdir = Path(scratch.make())
+        env = candidate_env({"HOME": str(self._workdir), "TMPDIR": str(self._workdir), **executor.env})
+        self._essential = _essential(env)
+        for variable in PER_RUN_ENV:
+            env.pop(variable, None)  # jax's import-time settings among them: each run sets its own
+        bootstrap = _SERVER_BOOTSTRAP.format(package=preload.package, environ=preload.environ,
+                                             sys_path=executor.sys_path)
+        self._ready, self._usable, self._gone = threading.Event(), False, False
+        self._forked: queue.Queue[int] = queue.Queue()
+        self._reaped: dict[int, int] = {}
+        self._changed = threading.Condition()
+        self._asking = threading.Lock()  # one request at a time: the server answers Forked in their order
+        self._err = open(self._workdir / ".stderr", "wb")
+        try:
+            self._proc = subprocess.Popen([executor.python, "-c", bootstrap, PACKAGE_ROOT], cwd=self._workdir,
+                                          env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=self._err, start_new_session=True)
+        except BaseException:
+            self._err.close()
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            raise
+        threading.Thread(target=self._read, name="fork-server", daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def takes(self, executor: FreshExecutor, source: str) -> bool:
+        """Whether a run of ``source`` by ``executor`` may be forked here (its environment is checked when
+        asked, :meth:`fork`): the same interpreter and directory, and a program that starts as the server did."""
+        return (not self._gone and executor.python == self.python and executor.sys_path == self.sys_path
+                and preloadable(source) == self.preload)
+
+    def fork(self, workdir: Path, args: list[str], env: dict[str, str], as_user: bool, deadline: float,
+             cancel: threading.Event) -> ForkedRun | None:
+        """Fork the run of ``args`` (runner.main's) in ``workdir`` under ``env``; None where this server cannot
+        (another environment, its import failed, it went, or it was still importing at ``deadline``)."""
+        if self._gone or _essential(env) != self._essential:
+            return None
+        while not self._ready.wait(0.02):
+            if cancel.is_set():
+                raise Cancelled()
+            if time.perf_counter() > deadline:
+                return None
+        if not self._usable or self._gone:
+            return None
+        request = Fork(str(workdir), tuple(args), tuple(sorted({**env, PARENT_ENV: str(self.pid)}.items())), as_user)
+        with self._asking:
+            try:
+                assert self._proc.stdin is not None
+                self._proc.stdin.write(encode(request) + b"\n")
+                self._proc.stdin.flush()
+            except OSError:
+                return None
+            while True:
+                try:
+                    return ForkedRun(self, self._forked.get(timeout=0.05))
+                except queue.Empty:
+                    if self._gone:
+                        return None
+
+    def wait(self, pid: int, timeout: float | None) -> int | None:
+        """The exit status of the child ``pid`` once the server has reaped it; None if the server went first.
+        subprocess.TimeoutExpired after ``timeout`` seconds."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: pid in self._reaped or self._gone, timeout):
+                raise subprocess.TimeoutExpired(f"forked run {pid}", timeout or 0.0)
+            return self._reaped.pop(pid, None)
+
+    def _read(self) -> None:
+        """The server's replies, as they come (a thread of its own: runs that go at once wait on them)."""
+        assert self._proc.stdout is not None
+        fd, pending = self._proc.stdout.fileno(), b""
+        try:
+            while data := os.read(fd, 65536):
+                *lines, pending = (pending + data).split(b"\n")
+                for line in lines:
+                    reply = decode(line, Ready, Forked, Reaped)
+                    if isinstance(reply, Ready):
+                        self._usable = not reply.unsafe
+                        self._ready.set()
+                    elif isinstance(reply, Forked):
+                        self._forked.put(reply.pid)
+                    else:
+                        with self._changed:
+                            self._reaped[reply.pid] = reply.returncode
+                            self._changed.notify_all()
+        except (OSError, ProtocolError):
+            pass
+        with self._changed:
+            self._gone = True
+            self._changed.notify_all()
+        self._ready.set()
+
+    def close(self) -> None:
+        """End the server (its runs are over: each was waited for)."""
+        if self._proc.stdin is not None:
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
+        kill_group(self._proc)
+        self._err.close()
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def fork_server(executor: FreshExecutor, source: str) -> Iterator[ForkServer | None]:
+    """A :class:`ForkServer` for runs of ``source`` and of programs that start as it does, under
+    ``executor``'s environment, ended on exit; None for a program that does something else first."""
+    preload = preloadable(source)
+    if preload is None:
+        yield None
+        return
+    server = ForkServer(executor, preload)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+class ForkedRun:
+    """A run a :class:`ForkServer` forked, as :meth:`FreshExecutor._finish` and :func:`kill_group` use a
+    ``Popen``: its process id (its own session's, so its group's too), :meth:`wait` and ``returncode``.
+    ``lost``: the server went before the run's end was known, so the run says nothing about its program."""
+
+    def __init__(self, server: ForkServer, pid: int):
+        self._server, self.pid = server, pid
+        self.returncode: int | None = None
+        self.lost = False
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            code = self._server.wait(self.pid, timeout)
+            if code is None:
+                self.lost = True
+                try:
+                    os.killpg(self.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                code = -signal.SIGKILL
+            self.returncode = code
+        return self.returncode
+
+
+def _essential(env: dict[str, str]) -> dict[str, str]:
+    """What of a run's environment a forked run cannot set for itself (see runner.PER_RUN_ENV)."""
+    return {k: v for k, v in env.items() if k not in PER_RUN_ENV}
 
 
 def over_memory(pid: int, sandbox: Sandbox) -> bool:

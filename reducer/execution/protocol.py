@@ -8,7 +8,9 @@ types below, with fields of the declared types, and raises :class:`ProtocolError
 Flows: reducer -> template :class:`Spawn`, :class:`Exit`; template -> reducer :class:`Ready`, :class:`Spawned`;
 reducer -> zygote :class:`Run`, :class:`Cancel`, :class:`Exit`; zygote -> reducer :class:`Ready`,
 :class:`Finished`, :class:`Abandoned`; zygote -> runner :class:`Candidate`; runner, own child or fresh
-interpreter -> its parent :class:`Report`; runner -> zygote, after its report, :class:`Settled`.
+interpreter -> its parent :class:`Report`; runner -> zygote, after its report, :class:`Settled`; reducer ->
+fork server (fresh runs forked from one interpreter) :class:`Fork`; fork server -> reducer :class:`Ready`,
+:class:`Forked`, :class:`Reaped`.
 """
 
 from __future__ import annotations
@@ -138,7 +140,36 @@ class Settled:
     compiled: tuple[tuple[str, bytes], ...] = ()
 
 
-Message = Union[Run, Cancel, Exit, Spawn, Spawned, Ready, Finished, Abandoned, Candidate, Report, Settled]
+# --- reducer <-> fork server (fresh.ForkServer) ---------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Fork:
+    """Reducer -> fork server: run one program in a child forked now, as a new interpreter would."""
+
+    workdir: str  # the run's private directory: its cwd, where its stderr goes
+    args: tuple[str, ...]  # runner.main's arguments: PROGRAM REPORT SYS_PATH [PREDICATE]
+    env: tuple[tuple[str, str], ...]  # the run's whole environment
+    as_user: bool = False  # run as `python PROGRAM` would (runner.main_as_user)
+
+
+@dataclasses.dataclass(frozen=True)
+class Forked:
+    """Fork server -> reducer: the child it forked (in a session of its own, so its group is its pid)."""
+
+    pid: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Reaped:
+    """Fork server -> reducer: how a child ended, as ``subprocess`` gives it (negative: killed by a signal)."""
+
+    pid: int
+    returncode: int
+
+
+Message = Union[Run, Cancel, Exit, Spawn, Spawned, Ready, Finished, Abandoned, Candidate, Report, Settled,
+                Fork, Forked, Reaped]
 _TYPES: dict[str, type] = {cls.__name__: cls for cls in typing.get_args(Message)}
 _NESTED: dict[str, type] = {cls.__name__: cls for cls in (Job, How)}
 

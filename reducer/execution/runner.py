@@ -11,7 +11,9 @@ import dataclasses
 import atexit
 import importlib
 import os
+import select
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable
@@ -20,7 +22,7 @@ from typing import Any
 from reducer.execution import platform, proctree
 from reducer.execution.accelerators import ACCELERATOR_DEVICES, accelerator_present, skipped_accelerators
 from reducer.execution.outcome import Kind, Outcome, exception_outcome, first_line, with_verdict
-from reducer.execution.protocol import ProtocolError, Report, decode, encode
+from reducer.execution.protocol import Fork, Forked, Message, ProtocolError, Ready, Reaped, Report, decode, encode
 from reducer.execution.sandbox import Sandbox, memory_outcome
 from reprokit import jaxcompat
 
@@ -31,6 +33,12 @@ PARENT_ENV = "JAX_REDUCE_PARENT"  # the reducer's pid: a fresh interpreter whose
 CANDIDATE_ENV = {"JAX_TRACEBACK_FILTERING": "off", "PYTHONDONTWRITEBYTECODE": "1"}
 # The tracker's switch: a candidate must not start tracking (and saving repros) itself.
 TRACKER_ENV = ("JAX_REPRO_DIR", "JAX_REPRO_FLAGS")
+# What a run forked from a fork server (serve_forks) may have otherwise than the server had when it imported
+# jax: variables read only later (HOME, TMPDIR, the CUDA driver's cache), or by the runner; the bytecode
+# switch, which the run sets itself (sys.dont_write_bytecode); and jax's settings read at import, which it
+# sets itself too (the server imports without them: jaxcompat.SETTINGS_READ_AT_IMPORT).
+PER_RUN_ENV = frozenset({"HOME", "TMPDIR", "CUDA_CACHE_PATH", SANDBOX_ENV, PARENT_ENV, "PYTHONDONTWRITEBYTECODE",
+                         *jaxcompat.SETTINGS_READ_AT_IMPORT})
 
 
 def candidate_env() -> dict[str, str]:
@@ -194,6 +202,100 @@ def await_program(package: str, environ: tuple[tuple[str, str], ...] = ()) -> No
         os._exit(PREPARED_UNUSABLE)
     if not sys.stdin.readline():
         os._exit(0)
+
+
+def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_path: str = "") -> None:
+    """Entry point of a fork server (``fresh.ForkServer``): a fresh interpreter that sets ``environ`` (the
+    program's environment prelude) and imports ``package`` with the program's directory first on
+    ``sys.path``, as a fresh run's interpreter would before the program's first import, then forks one child
+    per :class:`Fork` on stdin. Each child becomes what a new interpreter for that run would be at that point
+    (:func:`_become`) and runs it (:func:`main`, :func:`main_as_user`), so the runs pay no interpreter start
+    or import. It answers :class:`Ready` (``unsafe`` if the import started threads or a backend, which do not
+    survive fork: it then exits), :class:`Forked` per child, in the order asked, and :class:`Reaped` as each
+    ends; it exits when the reducer hangs up, with :data:`PREPARED_UNUSABLE` if the import failed."""
+    platform.die_with_parent()
+    os.environ.update(environ)
+    if sys_path:
+        sys.path.insert(0, sys_path)
+    try:
+        importlib.import_module(package)
+    except BaseException:  # noqa: BLE001 - whatever stops the import, the program's own import meets it too
+        os._exit(PREPARED_UNUSABLE)
+    if sys_path:
+        sys.path.remove(sys_path)  # each run puts it where its entry point does
+    unsafe = jaxcompat.backend_started() or threading.active_count() > 1
+    _say(Ready(unsafe, ()))
+    if unsafe:
+        os._exit(0)
+    children: set[int] = set()
+    pending = b""
+    while True:
+        # Polled while children run (a few ms late at most), so that the server needs no signal handler.
+        readable, _, _ = select.select([0], [], [], 0.005 if children else None)
+        if readable:
+            data = os.read(0, 65536)
+            if not data:
+                os._exit(0)  # the reducer hung up; its runs' children are killed by it (or die with us)
+            *lines, pending = (pending + data).split(b"\n")
+            for line in lines:
+                try:
+                    fork = decode(line, Fork)
+                except ProtocolError:
+                    os._exit(0)
+                pid = os.fork()
+                if pid == 0:
+                    if _run_forked(fork):  # (returns only after a run as the user: see there)
+                        return
+                children.add(pid)
+                _say(Forked(pid))
+        for pid in list(children):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                children.discard(pid)
+                _say(Reaped(pid, os.waitstatus_to_exitcode(status)))
+
+
+def _say(message: Message) -> None:
+    os.write(1, encode(message) + b"\n")
+
+
+def _run_forked(fork: Fork) -> bool:
+    """In a child of the fork server: run ``fork``'s program; True after a run as the user, whose exit is the
+    interpreter's normal one (the caller returns, out of the bootstrap), as ``python PROGRAM``'s is."""
+    try:
+        _become(fork)
+    except BaseException as err:  # noqa: BLE001 - nothing ran: the executor runs it in a new interpreter
+        platform.setup_failed(f"a forked run could not become its own: {err!r}")
+    if fork.as_user:
+        main_as_user(list(fork.args))  # its program's error propagates, for Python to print and exit 1
+        return True
+    main(list(fork.args))  # (ends the process)
+    return False
+
+
+def _become(fork: Fork) -> None:
+    """Make this forked child what a new interpreter for ``fork``'s run would be once it had imported what the
+    server imported: its own session, working directory, standard streams and environment, the bytecode
+    switch and jax's import-time settings of that environment, and fresh random seeds (``random`` reseeds
+    itself after a fork; NumPy's global generator does not). What stays the server's: the string hash seed,
+    fixed when an interpreter starts."""
+    os.setsid()
+    os.chdir(fork.workdir)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    stderr = os.open(os.path.join(fork.workdir, ".stderr"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    for fd, target in ((devnull, 0), (devnull, 1), (stderr, 2)):
+        os.dup2(fd, target)
+    os.close(devnull)
+    os.close(stderr)
+    os.environ.clear()
+    os.environ.update(dict(fork.env))
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    jaxcompat.settings_from(dict(os.environ))
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None  # gettempdir() reads TMPDIR again
+    legacy = sys.modules.get("numpy.random")
+    if legacy is not None:
+        legacy.seed()  # from the OS's entropy, as at NumPy's import
 
 
 def main(argv: list[str] | None = None, prepared: str = "",

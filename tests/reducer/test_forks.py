@@ -1,0 +1,150 @@
+"""Fresh runs forked from a fork server (fresh.ForkServer): one interpreter imports jax, and each run it takes
+is a child that becomes what a new interpreter for that run would be (its directory, streams, environment,
+jax's import-time settings, random seeds, sandbox), so the original's first check and the final confirmation
+pay no interpreter start or `import jax` of their own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reducer.execution import proctree
+from reducer.execution.environment import Preload
+from reducer.execution.fresh import Cancelled, ForkServer, FreshExecutor, fork_server
+from reducer.execution.outcome import Kind
+from reducer.judging.checks import ends_alike
+from reducer.judging.criterion import Criterion
+from reducer.judging.signature import Signature
+from tests.reducer.procs import live
+
+SHAPES = "import jax.numpy as jnp\n\njnp.ones((2, 3)) @ jnp.ones((4, 5))\n"
+# What the run sees of its own process: where HOME and temporary files go, jax's settings read at import, a
+# draw from NumPy's global generator, and its process id (2: the second of its own PID namespace).
+SEES = """import jax
+import os, tempfile
+import numpy as np
+raise ValueError(" ".join(map(str, [os.environ["HOME"] == os.getcwd(), tempfile.gettempdir() == os.getcwd(),
+                                    jax.config.jax_traceback_filtering, jax.config.jax_compilation_cache_dir,
+                                    np.random.rand(), os.getpid()])))
+"""
+
+
+@contextlib.contextmanager
+def serving(directory: Path) -> Iterator[ForkServer]:
+    """A fork server, started in the test's body: pytest changes the environment between a test's set-up and
+    its call (PYTEST_CURRENT_TEST), and a server forks only runs under the environment it imported in."""
+    with fork_server(FreshExecutor(sys_path=str(directory)), SHAPES) as forks:
+        assert forks is not None and forks.preload == Preload("jax")
+        yield forks
+
+
+@pytest.fixture
+def new_interpreters(monkeypatch):
+    """The runs that started an interpreter of their own instead of being forked."""
+    started = []
+    start = FreshExecutor._start
+    monkeypatch.setattr(FreshExecutor, "_start", lambda self, *args: started.append(1) or start(self, *args))
+    return started
+
+
+def _executor(server: ForkServer, **fields) -> FreshExecutor:
+    return FreshExecutor(sys_path=server.sys_path, forks=server, **fields)
+
+
+def test_a_forked_run_ends_as_a_run_in_a_new_interpreter(tmp_path, new_interpreters):
+    with serving(tmp_path) as server:
+        for fields in ({}, dict(as_user=True, filename="prog.py")):
+            forked = _executor(server, **fields).run(SHAPES, 60, threading.Event())
+            assert new_interpreters == []
+            expected = FreshExecutor(sys_path=server.sys_path, **fields).run(SHAPES, 60, threading.Event())
+            assert new_interpreters == [1]
+            new_interpreters.clear()
+            assert forked.fresh and (forked.exc_type, forked.platform) == (expected.exc_type, expected.platform)
+            assert (forked.exc_type, forked.platform) == ("TypeError", "" if fields else "cpu")  # (a user's: unread)
+            assert ends_alike(expected, forked) and (fields or Criterion(Signature()).same(expected, forked))
+
+
+def test_a_forked_run_has_its_own_environment_settings_and_seeds(tmp_path, new_interpreters):
+    with serving(tmp_path) as server:
+        cache = "/nonexistent/cache"
+        fresh = _executor(server, reads_cache=cache)
+        seen = [fresh.run(SEES, 60, threading.Event()).message.split() for _ in range(2)]
+        user = _executor(server, as_user=True, filename="prog.py").run(SEES, 60, threading.Event()).message.split()
+        assert new_interpreters == []
+        # Traceback filtering off and the pool's cache read, as the reducer's environment for a candidate says;
+        # as the user runs it, jax's defaults (this suite sets neither variable).
+        assert [s[:4] for s in seen] == [["True", "True", "off", cache]] * 2
+        assert user[2:4] == ["auto", "None"]
+        assert seen[0][4] != seen[1][4]  # NumPy's global generator drew from new entropy in each
+        assert seen[0][5] == seen[1][5] == "2"  # the sandbox's own namespaces
+        # Contained like any other run: it may not write outside its own directory.
+        target = Path(server.sys_path) / "keep.txt"
+        target.write_text("kept")
+        outcome = _executor(server).run(f"import jax\nopen({str(target)!r}, 'w').write('gone')\n", 60, threading.Event())
+        assert (outcome.exc_type, target.read_text(), new_interpreters) == ("PermissionError", "kept", [])
+        # Runs that go at once are all forked.
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(_executor(server).run(SHAPES, 60, threading.Event())))
+                   for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [r.exc_type for r in results] == ["TypeError"] * 2 and new_interpreters == []
+
+
+def test_a_forked_run_that_hangs_or_is_cancelled_is_stopped_and_gone(tmp_path):
+    with serving(tmp_path) as server:
+        started = time.perf_counter()
+        outcome = _executor(server).run("import jax\nimport os\nwhile True:\n    pass\n", 3, threading.Event())
+        assert outcome.kind is Kind.TIMEOUT and time.perf_counter() - started < 20
+        assert _children(server) == []
+        cancel = threading.Event()
+        threading.Timer(1.0, cancel.set).start()
+        with pytest.raises(Cancelled):
+            _executor(server).run("import jax\nimport time\ntime.sleep(60)\n", 60, cancel)
+        assert _children(server) == []
+
+
+def _children(server: ForkServer) -> list[int]:
+    """The server's children still running, given up to 10 s to go (the server reaps them)."""
+    deadline = time.monotonic() + 10
+    while (children := live([p for p in proctree.tree(server.pid) if p != server.pid])) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return children
+
+
+def test_a_program_that_starts_otherwise_starts_a_new_interpreter(tmp_path, new_interpreters):
+    with serving(tmp_path) as server:
+        outcome = _executor(server).run("x = 1\nimport jax\nraise ValueError(x)\n", 60, threading.Event())
+        assert (outcome.exc_type, new_interpreters) == ("ValueError", [1])
+        other = _executor(server, env={"JAX_ENABLE_X64": "1"})  # jax would have read it as it was imported
+        assert other.run(SHAPES, 60, threading.Event()).exc_type == "TypeError" and new_interpreters == [1, 1]
+
+
+def test_a_run_whose_server_goes_meanwhile_runs_again_in_a_new_interpreter(tmp_path, new_interpreters):
+    with fork_server(FreshExecutor(sys_path=str(tmp_path)), SHAPES) as forks:
+        assert forks is not None
+        threading.Timer(2.0, lambda: os.killpg(forks.pid, signal.SIGKILL)).start()
+        slow = "import jax\nimport time\ntime.sleep(4)\nraise ValueError('slept')\n"
+        outcome = FreshExecutor(sys_path=str(tmp_path), forks=forks).run(slow, 60, threading.Event())
+        assert (outcome.exc_type, outcome.message, new_interpreters) == ("ValueError", "slept", [1])
+        assert FreshExecutor(sys_path=str(tmp_path), forks=forks).run(SHAPES, 60, threading.Event()).fresh
+        assert new_interpreters == [1, 1]  # the server is gone: no more forks
+
+
+def test_a_closed_server_is_gone(tmp_path):
+    with fork_server(FreshExecutor(sys_path=str(tmp_path)), SHAPES) as forks:
+        assert forks is not None
+        pid = forks.pid
+        assert FreshExecutor(sys_path=str(tmp_path), forks=forks).run(SHAPES, 60, threading.Event()).fresh
+    assert live([pid]) == [] and not forks._workdir.exists()
+    with fork_server(FreshExecutor(sys_path=str(tmp_path)), "x = 1\nimport jax\n") as none:
+        assert none is None
