@@ -221,9 +221,11 @@ SETTINGS_READ_AT_IMPORT: dict[str, tuple[str, type]] = {
 
 def settings_from(environ: dict[str, str]) -> None:
     """Set each of :data:`SETTINGS_READ_AT_IMPORT` that ``environ`` has, as jax's import would have read it
-    there (in a process that imported jax without those variables, before anything compiled)."""
-    import jax
-
+    there (in a process that imported jax without those variables, before anything compiled); nothing where
+    jax is not imported yet (its import will read them)."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return
     for variable, (name, kind) in SETTINGS_READ_AT_IMPORT.items():
         if variable in environ:
             jax.config.update(name, kind(environ[variable]))

@@ -10,15 +10,14 @@ import contextlib
 import dataclasses
 import os
 import queue
-import select
 import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Protocol
 
 from reducer.execution import platform, proctree, scratch
@@ -159,7 +158,7 @@ class FreshExecutor:
     # runs there first), after the user's own settings and before the program's.
     env: dict[str, str] = dataclasses.field(default_factory=dict)
     # Where a run of a program that imports the server's package first is forked instead of started (None: each
-    # run starts a new interpreter); one the server cannot take (busy enough, another environment) starts one.
+    # run starts a new interpreter); one the server cannot take (another environment, it went) starts one.
     forks: ForkServer | None = None
 
     def run(self, source: str, timeout: float, cancel: threading.Event) -> Outcome:
@@ -187,19 +186,20 @@ class FreshExecutor:
         (workdir / (self.filename or CANDIDATE_FILENAME)).write_text(source)
         start = time.perf_counter()
         with open(workdir / ".stderr", "wb") as err:
-            proc: subprocess.Popen[bytes] | ForkedRun | None = None
-            if forks is not None:
-                argv, env = self._command(workdir)
-                proc = forks.fork(workdir, argv[4:], env, self.as_user, start + timeout, cancel)
-            if proc is None:
-                proc = self._start(workdir, err)
+            argv, env = self._command(workdir)
+            forked = forks.fork(workdir, argv[4:], env, self.as_user, start + timeout, cancel) if forks else None
+            proc = forked if forked is not None else self._popen(argv, env, workdir, err)
             outcome = self._finish(workdir, proc, start, timeout, cancel)
             return None if isinstance(proc, ForkedRun) and proc.lost else outcome
 
     def _start(self, workdir: Path, err: IO[bytes], prepared: Preload | None = None) -> subprocess.Popen[bytes]:
         """Start the interpreter for a run in ``workdir`` (its program is written there before it is read:
         before this call, or for one ``prepared`` with a package imported before :meth:`_finish` says go)."""
-        argv, env = self._command(workdir, prepared)
+        return self._popen(*self._command(workdir, prepared), workdir, err, prepared is not None)
+
+    @staticmethod
+    def _popen(argv: list[str], env: dict[str, str], workdir: Path, err: IO[bytes],
+               prepared: bool = False) -> subprocess.Popen[bytes]:
         return subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.PIPE if prepared else subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
 

@@ -49,8 +49,8 @@ def serving(directory: Path) -> Iterator[ForkServer]:
 def new_interpreters(monkeypatch):
     """The runs that started an interpreter of their own instead of being forked."""
     started = []
-    start = FreshExecutor._start
-    monkeypatch.setattr(FreshExecutor, "_start", lambda self, *args: started.append(1) or start(self, *args))
+    popen = FreshExecutor._popen
+    monkeypatch.setattr(FreshExecutor, "_popen", staticmethod(lambda *args: started.append(1) or popen(*args)))
     return started
 
 
@@ -148,3 +148,25 @@ def test_a_closed_server_is_gone(tmp_path):
     assert live([pid]) == [] and not forks._workdir.exists()
     with fork_server(FreshExecutor(sys_path=str(tmp_path)), "x = 1\nimport jax\n") as none:
         assert none is None
+
+
+def test_the_confirmation_starts_no_interpreters_for_a_result_the_server_runs(tmp_path):
+    """A kept program that starts as the original did is confirmed in children of the fork server; one that
+    starts with another package's import gets the confirmation's prepared interpreters, as before."""
+    from types import SimpleNamespace
+
+    from reducer.api import _Confirmation
+    from reducer.execution.fresh import Prepared
+
+    with serving(tmp_path) as server:
+        fresh = FreshExecutor(sys_path=str(tmp_path), forks=server)
+        as_user = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py", forks=server)
+        with _Confirmation(SimpleNamespace(fresh=fresh, as_user=as_user)) as confirmation:
+            confirmation.consider("import jax\nx = 1\n")
+            assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
+            confirmation.consider("import optax\nimport jax\n")
+            prepared = [confirmation.fresh, confirmation.as_user]
+            assert all(isinstance(p, Prepared) and p.preload == Preload("optax") for p in prepared)
+            confirmation.consider("import jax.numpy as jnp\n")  # back to the server's: the prepared ones end
+            assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
+            assert all(p._proc is None and not p._workdir.exists() for p in prepared)
