@@ -183,10 +183,10 @@ class FreshExecutor:
     def _run_in(self, workdir: Path, source: str, timeout: float, cancel: threading.Event,
                 forks: ForkServer | None = None) -> Outcome | None:
         """The run's outcome; None if it was to be forked and the server went first (nothing was judged)."""
+        argv, env = self._command(workdir)  # (first: a run as the user copies in the program's folder)
         (workdir / (self.filename or CANDIDATE_FILENAME)).write_text(source)
         start = time.perf_counter()
         with open(workdir / ".stderr", "wb") as err:
-            argv, env = self._command(workdir)
             forked = forks.fork(workdir, argv[4:], env, self.as_user, start + timeout, cancel) if forks else None
             proc = forked if forked is not None else self._popen(argv, env, workdir, err)
             outcome = self._finish(workdir, proc, start, timeout, cancel)

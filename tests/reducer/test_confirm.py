@@ -52,6 +52,21 @@ def test_a_user_run_sees_the_programs_folder_and_its_own_name(tmp_path):
     assert (tmp_path / "shapes.txt").read_text() == "3 4" and sorted(p.name for p in tmp_path.iterdir()) == ["shapes.txt"]
 
 
+def test_a_user_run_runs_the_program_it_is_given_not_its_namesake_in_the_folder(tmp_path):
+    """The folder's files are copied in before the program is written: the original, which shares the
+    result's name there, once ran instead of every result confirmed in a new interpreter (or forked), so that
+    the confirmation as the user ran the original."""
+    from reducer.execution.fresh import fork_server
+
+    (tmp_path / "prog.py").write_text("import jax\nraise ValueError('the original')\n")
+    given = "import jax\nraise ValueError('the result')\n"
+    with fork_server(FreshExecutor(sys_path=str(tmp_path)), given) as forks:
+        for server in (None, forks):
+            executor = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py", forks=server)
+            assert executor.run(given, 60, threading.Event()).message == "the result"
+    assert (tmp_path / "prog.py").read_text() == "import jax\nraise ValueError('the original')\n"
+
+
 LEAK = """
 import jax
 
