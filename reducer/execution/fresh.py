@@ -331,14 +331,13 @@ class ForkServer:
     (``preload``, as a :class:`Prepared` interpreter does), at the normal priority, and then forks a child
     for each run asked of it: a run of a program that does that first (:func:`preloadable`), from an executor
     whose environment differs from the server's only in what a run sets for itself (``runner.PER_RUN_ENV``).
-    The child takes the run's directory, streams, environment and fresh random seeds and runs the program as
-    a new interpreter would have at that point: ``import jax`` and the interpreter's start are paid once, not
-    once per run (the original's first check and the final confirmation, fresh and as the user; on this
-    machine's jax 0.10 with ml_dtypes 0.7, 2.5 s of CPU each). Several runs may go at once. What the children
-    share is the string hash seed, which an interpreter fixes at its start: the check's second run, which
-    judges whether the program fails alike every time, still starts a new interpreter of its own.
-    A run the server cannot take starts a new interpreter as usual; so does one whose server went meanwhile
-    (it is not judged)."""
+    The child takes the run's directory, streams, environment and fresh random seeds and runs the program as a new
+    interpreter would have at that point: ``import jax`` and the interpreter's start are paid once, not once per run
+    (the original's first check and the final confirmation, fresh and as the user; with jax 0.10.2 and ml_dtypes 0.7
+    on a 2-core machine, 2.5 s of CPU each). Several runs may go at once. What the children share is what an
+    interpreter fixes at its start (the string hash seed, the memory layout): the check's second run, which judges
+    whether the program fails alike every time, still starts a new interpreter of its own. A run the server cannot
+    take starts a new interpreter as usual; so does one whose server went meanwhile (it is not judged)."""
 
     def __init__(self, executor: FreshExecutor, preload: Preload):
         self.preload, self.python, self.sys_path = preload, executor.python, executor.sys_path

@@ -275,10 +275,10 @@ def _run_forked(fork: Fork) -> bool:
 
 def _become(fork: Fork) -> None:
     """Make this forked child what a new interpreter for ``fork``'s run would be once it had imported what the
-    server imported: its own session, working directory, standard streams and environment, the bytecode
-    switch and jax's import-time settings of that environment, and fresh random seeds (``random`` reseeds
-    itself after a fork; NumPy's global generator does not). What stays the server's: the string hash seed,
-    fixed when an interpreter starts."""
+    server imported: its own session, working directory, standard streams and environment, the bytecode switch
+    and jax's import-time settings of that environment, and fresh random seeds (``random`` reseeds itself after a
+    fork; NumPy's global generator does not). What stays the server's: what an interpreter fixes at its start
+    (the string hash seed, the memory layout)."""
     os.setsid()
     os.chdir(fork.workdir)
     devnull = os.open(os.devnull, os.O_RDWR)
