@@ -202,6 +202,32 @@ def test_hostile_candidates_in_fresh_interpreters(world: World) -> None:
         assert_contained(world, before, run_hostile(fresh, world, name, source), expected)
 
 
+def test_hostile_candidates_forked_from_a_fork_server(world: World) -> None:
+    """The original's first check and the confirmation run in children of a fork server, which imported jax
+    outside any sandbox: each child enters its own run's sandbox, so the whole battery, and the memory cap, hold
+    there as in a new interpreter. (The server starts in the test's body: see tests/reducer/test_forks.py.)"""
+    from reducer.execution.fresh import fork_server
+
+    received: list[int] = []
+    old = signal.signal(signal.SIGUSR1, lambda signum, frame: received.append(signum))
+    before = world.snapshot()
+    touch = ("import mmap\nm = mmap.mmap(-1, 3 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x4000)\n"
+             "for i in range(0, 3 << 30, 4096):\n    m[i] = 1\nreport('touched')")
+    try:
+        with fork_server(FreshExecutor(sandbox=POLICY), "import jax\n") as forks:
+            assert forks is not None
+            forked = FreshExecutor(sandbox=POLICY, forks=forks)
+            for name, (source, expected) in hostile_sources(world).items():
+                if name == "signals":  # as in a new interpreter: nothing else in its namespace to signal either
+                    expected = "ProcessLookupError:3 ProcessLookupError:3"
+                outcome = forked.run("import jax\n" + REPORT + source, 60, threading.Event())
+                assert_contained(world, before, outcome, expected)
+            assert forked.run("import jax\n" + REPORT + touch, 60, threading.Event()).kind is Kind.MEMORY
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert received == []
+
+
 def test_own_child_candidates(world: World) -> None:
     """Candidates that patch modules run in a child of their own, sandboxed the same way."""
     before = world.snapshot()
