@@ -450,9 +450,10 @@ class ForkServer:
 @contextlib.contextmanager
 def fork_server(executor: FreshExecutor, source: str) -> Iterator[ForkServer | None]:
     """A :class:`ForkServer` for runs of ``source`` and of programs that start as it does, under
-    ``executor``'s environment, ended on exit; None for a program that does something else first."""
+    ``executor``'s environment, ended on exit; None for a program that does something else first, and off
+    Linux (forking a process that imported jax is what the warm pool does, on Linux alone)."""
     preload = preloadable(source)
-    if preload is None:
+    if preload is None or not platform.LINUX:
         yield None
         return
     server = ForkServer(executor, preload)
