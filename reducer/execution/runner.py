@@ -68,10 +68,11 @@ def run_source(source: str, filename: str) -> Outcome:
     return Outcome(kind=Kind.SUCCESS, seconds=time.perf_counter() - start)
 
 
-def run_and_judge(source: str, filename: str, check: bytes | None) -> Outcome:
+def run_and_judge(source: str, filename: str, check: bytes | None, timed: bool = True) -> Outcome:
     """Run ``source`` and wait for the device work it left running (a program has not ended the same way
-    until it would exit); with a shipped predicate (:mod:`reducer.judging.criterion`), add its verdict."""
-    clock = jaxcompat.phase_clock()
+    until it would exit); with a shipped predicate (:mod:`reducer.judging.criterion`), add its verdict.
+    ``timed``: with JAX's own times of tracing, lowering and compiling, where jax is imported already."""
+    clock = jaxcompat.phase_clock() if timed else None
     if clock is not None:
         clock.clear()
     start = time.perf_counter()
@@ -317,7 +318,9 @@ def main(argv: list[str] | None = None, prepared: str = "",
     if len(args) > 3:
         with open(args[3], "rb") as f:  # read before the candidate runs: it may delete its directory
             check = f.read()
-    outcome = run_and_judge(source, os.path.abspath(program), check)
+    # Untimed: a fresh run's outcome is the same whether its interpreter imported jax before (prepared, forked)
+    # or not (where the program imports it, the clock could not listen): warm runs alone are timed.
+    outcome = run_and_judge(source, os.path.abspath(program), check, timed=False)
     write_report(outcome, result)
     if sandbox is not None and sandbox.enabled:
         proctree.kill_descendants()  # whatever the candidate left running, daemons included (we are their subreaper)

@@ -69,6 +69,7 @@ def test_a_forked_run_ends_as_a_run_in_a_new_interpreter(tmp_path, new_interpret
             assert forked.fresh and (forked.exc_type, forked.platform) == (expected.exc_type, expected.platform)
             assert (forked.exc_type, forked.platform) == ("TypeError", "" if fields else "cpu")  # (a user's: unread)
             assert ends_alike(expected, forked) and (fields or Criterion(Signature()).same(expected, forked))
+            assert forked.to_json().keys() == expected.to_json().keys()  # (no phase times: fresh runs are untimed)
 
 
 def test_a_forked_run_has_its_own_environment_settings_and_seeds(tmp_path, new_interpreters):
