@@ -38,7 +38,7 @@ CANDIDATE_FILENAME = "candidate.py"
 _BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
               "sys.path.pop(0); runner.{entry}(prepared={prepared!r}, environ={environ!r})")
 _SERVER_BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
-                     "sys.path.pop(0); runner.serve_forks({package!r}, {environ!r}, {sys_path!r})")
+                     "sys.path.pop(0); runner.serve_forks({package!r}, {environ!r}, {sys_path!r}, {parent})")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
@@ -347,7 +347,7 @@ class ForkServer:
         for variable in PER_RUN_ENV:
             env.pop(variable, None)  # jax's import-time settings among them: each run sets its own
         bootstrap = _SERVER_BOOTSTRAP.format(package=preload.package, environ=preload.environ,
-                                             sys_path=executor.sys_path)
+                                             sys_path=executor.sys_path, parent=os.getpid())
         self._ready, self._usable, self._gone = threading.Event(), False, False
         self._forked: queue.Queue[int] = queue.Queue()
         self._reaped: dict[int, int] = {}

@@ -205,7 +205,7 @@ def await_program(package: str, environ: tuple[tuple[str, str], ...] = ()) -> No
         os._exit(0)
 
 
-def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_path: str = "") -> None:
+def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_path: str = "", parent: int = 0) -> None:
     """Entry point of a fork server (``fresh.ForkServer``): a fresh interpreter that sets ``environ`` (the
     program's environment prelude) and imports ``package`` with the program's directory first on
     ``sys.path``, as a fresh run's interpreter would before the program's first import, then forks one child
@@ -213,8 +213,11 @@ def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_pat
     (:func:`_become`) and runs it (:func:`main`, :func:`main_as_user`), so the runs pay no interpreter start
     or import. It answers :class:`Ready` (``unsafe`` if the import started threads or a backend, which do not
     survive fork: it then exits), :class:`Forked` per child, in the order asked, and :class:`Reaped` as each
-    ends; it exits when the reducer hangs up, with :data:`PREPARED_UNUSABLE` if the import failed."""
+    ends; it exits when the reducer hangs up, with :data:`PREPARED_UNUSABLE` if the import failed, and at once
+    where its reducer (``parent``) is gone already (it died before this process could ask to die with it)."""
     platform.die_with_parent()
+    if parent and os.getppid() != parent:
+        os._exit(0)
     os.environ.update(environ)
     if sys_path:
         sys.path.insert(0, sys_path)
