@@ -61,7 +61,7 @@ def top_level_imports(source: str) -> list[str]:
 _ZYGOTE_BOOTSTRAP = (
     "import sys, json; sys.path.insert(0, sys.argv[1]); from reducer.execution.zygote import zygote_main; "
     "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], "
-    "sys.argv[7])"
+    "sys.argv[7], int(sys.argv[8]))"
 )
 
 
@@ -252,7 +252,8 @@ class PoolExecutor:
         imports if those started threads or the jax backend (forking would be unsafe)."""
         ours, theirs = socket.socketpair()
         argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()),
-                json.dumps(self.preload), self.sys_path, self.cache_dir, self.sandbox.to_json(), self.scratch_root]
+                json.dumps(self.preload), self.sys_path, self.cache_dir, self.sandbox.to_json(), self.scratch_root,
+                str(os.getpid())]
         env = candidate_env()
         env.update(self.memory_share)  # runners computing at once on one accelerator each get a share
         env.update(self.env)

@@ -35,6 +35,7 @@ any candidate runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -45,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 
 from multiprocess.connection import Connection
 from multiprocess.reduction import recv_handle
@@ -89,16 +91,42 @@ def _share_compilations(cache_dir: str, writes: bool) -> None:
     jaxcompat.executables_in_memory(EXECUTABLES_KEPT)  # each runner's own, from its first candidate on
 
 
+@contextlib.contextmanager
+def _ended_if_orphaned(parent: int, every: float = 0.05) -> Iterator[None]:
+    """End this process at once if its reducer (``parent``) is gone, or goes while the block runs (the
+    template's imports: seconds, where ``import jax`` alone takes 2-3 s, in which it would notice only
+    afterwards, on its socket). A thread watches the parent's pid and is joined before the block is left: the
+    template forks its zygotes single-threaded. (Not PR_SET_PDEATHSIG: that follows the thread that started
+    the template, a short-lived one of the pool's start.)"""
+    done = threading.Event()
+    if os.getppid() != parent:
+        os._exit(0)
+
+    def watch() -> None:
+        while not done.wait(every):
+            if os.getppid() != parent:
+                os._exit(0)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+
+
 def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "", policy: str = "",
-                scratch_root: str = "") -> None:
+                scratch_root: str = "", parent: int = 0) -> None:
     """Entry point of a pool's *template*, talking to the reducer over the socket ``fd``: it imports what every
     zygote holds once, then forks a zygote for each :class:`Spawn` (its socket comes with the message), so a
     pool of N workers pays one interpreter start and ``import jax`` instead of N (0.45 s of CPU at --jobs 2,
     more with Flax), and a worker that died is replaced in milliseconds. The zygotes' runners' and children's
-    scratch directories go in ``scratch_root`` (the pool's, "": the system's temporary directory)."""
+    scratch directories go in ``scratch_root`` (the pool's, "": the system's temporary directory). ``parent``:
+    the reducer's pid; the template ends at once if the reducer goes before it is ready."""
     sandbox = Sandbox.from_json(policy) if policy else Sandbox(enabled=False)
     conn = Connection(fd)
-    ready = _preload(preload, sys_path, cache_dir, sandbox)
+    ready = _preload(preload, sys_path, cache_dir, sandbox, parent or os.getppid())
     send(conn, ready)
     if ready.unsafe:
         return  # the parent starts another template without the program's imports
@@ -134,28 +162,29 @@ def _reap_zygotes() -> None:
             return
 
 
-def _preload(preload: list[str], sys_path: str, cache_dir: str, sandbox: Sandbox) -> Ready:
+def _preload(preload: list[str], sys_path: str, cache_dir: str, sandbox: Sandbox, parent: int) -> Ready:
     """Import jax, numpy and the program's top-level imports ``preload`` (with its directory on sys.path),
     and set up the shared compilation cache and the phase clock, once for every zygote forked after."""
     if sys_path:
         sys.path.insert(0, sys_path)
-    for name in BASE_PRELOAD:
-        __import__(name)
-    for name in LOWERING_PRELOAD:
-        try:
-            __import__(name)
-        except ImportError:  # another jaxlib layout: the child imports what it needs itself
-            pass
-    if cache_dir:
-        _share_compilations(cache_dir, writes=not sandbox.enabled)
-    jaxcompat.phase_clock()  # listening before the runners fork, so that every candidate's phases are timed
     skipped: list[str] = []
-    for name in preload:
-        try:
+    with _ended_if_orphaned(parent):
+        for name in BASE_PRELOAD:
             __import__(name)
-        except BaseException:  # noqa: BLE001 - a module that fails to import is simply not preloaded
-            skipped.append(name)
-    unsafe = jaxcompat.backend_started() or threading.active_count() > 1
+        for name in LOWERING_PRELOAD:
+            try:
+                __import__(name)
+            except ImportError:  # another jaxlib layout: the child imports what it needs itself
+                pass
+        if cache_dir:
+            _share_compilations(cache_dir, writes=not sandbox.enabled)
+        jaxcompat.phase_clock()  # listening before the runners fork, so that every candidate's phases are timed
+        for name in preload:
+            try:
+                __import__(name)
+            except BaseException:  # noqa: BLE001 - a module that fails to import is simply not preloaded
+                skipped.append(name)
+    unsafe = jaxcompat.backend_started() or threading.active_count() > 1  # (the watcher is gone by now)
     if sys_path:
         sys.path.remove(sys_path)
     return Ready(unsafe, tuple(skipped))
