@@ -196,16 +196,24 @@ def await_program(package: str, environ: tuple[tuple[str, str], ...] = ()) -> No
     is in place. Exit if the reducer hangs up instead, or with :data:`PREPARED_UNUSABLE` if the package cannot
     be imported (the program then runs in an interpreter of its own, where its import fails as it would for the
     user)."""
+    import_first(package, environ)
+    if not sys.stdin.readline():
+        os._exit(0)
+
+
+def import_first(package: str, environ: tuple[tuple[str, str], ...]) -> None:
+    """Set ``environ`` (a program's environment prelude) and import ``package``, as the program would first;
+    exit with :data:`PREPARED_UNUSABLE` if the import fails (the program then runs where it fails as for the
+    user). What a prepared interpreter and a fork server do before their programs exist."""
     os.environ.update(environ)
     try:
         importlib.import_module(package)
     except BaseException:  # noqa: BLE001 - whatever stops the import, the program's own import meets it too
         os._exit(PREPARED_UNUSABLE)
-    if not sys.stdin.readline():
-        os._exit(0)
 
 
-def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_path: str = "", parent: int = 0) -> None:
+def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_path: str = "",
+                parent: int = 0) -> None:
     """Entry point of a fork server (``fresh.ForkServer``): a fresh interpreter that sets ``environ`` (the
     program's environment prelude) and imports ``package`` with the program's directory first on
     ``sys.path``, as a fresh run's interpreter would before the program's first import, then forks one child
@@ -218,13 +226,9 @@ def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_pat
     platform.die_with_parent()
     if parent and os.getppid() != parent:
         os._exit(0)
-    os.environ.update(environ)
     if sys_path:
         sys.path.insert(0, sys_path)
-    try:
-        importlib.import_module(package)
-    except BaseException:  # noqa: BLE001 - whatever stops the import, the program's own import meets it too
-        os._exit(PREPARED_UNUSABLE)
+    import_first(package, environ)
     if sys_path:
         sys.path.remove(sys_path)  # each run puts it where its entry point does
     unsafe = jaxcompat.backend_started() or threading.active_count() > 1
