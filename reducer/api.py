@@ -91,7 +91,7 @@ def reduce(
     /,
     *,
     output: str | None = None,
-    workers: PoolExecutor | None = None,
+    workers: PoolExecutor | None = None, forks: ForkServer | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     **settings: Any,
 ) -> Result:
@@ -108,21 +108,21 @@ def reduce(
     True in the candidate's own process (:mod:`reducer.judging.criterion`). Candidates run on warm forked
     workers (``workers``: a running :class:`~reducer.execution.pool.PoolExecutor` to share across programs)
     unless ``pool=False``; the original is checked, and the result confirmed, in fresh interpreters either
-    way. Raises :class:`InputError` if the program cannot be reduced. Warns with a
-    :class:`~reducer.execution.sandbox.SandboxWarning` when candidates will not run fully sandboxed.
+    way (``forks``: a :class:`~reducer.execution.fresh.ForkServer` started ahead for them). Raises
+    :class:`InputError` if the program cannot be reduced; warns (SandboxWarning) if not fully sandboxed.
     """
     setup = Options.of(options, **settings).resolve()
     warn_unprotected(setup.sandbox, stacklevel=2)
-    return reduce_with(path_or_source, setup, output=output, workers=workers, on_progress=on_progress)
+    return reduce_with(path_or_source, setup, output=output, workers=workers, forks=forks, on_progress=on_progress)
 
 
 def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Setup, *, output: str | None = None,
-                workers: PoolExecutor | None = None,
+                workers: PoolExecutor | None = None, forks: ForkServer | None = None,
                 on_progress: Callable[[Progress], None] | None = None) -> Result:
     """:func:`reduce` with its options resolved and without the sandbox warning: for callers that resolved
     and warned once for many programs (a batch)."""
     try:
-        return _reduce_with(path_or_source, setup, output, workers, on_progress)
+        return _reduce_with(path_or_source, setup, output, workers, forks, on_progress)
     except Exception as err:
         if interrupted(err):  # Ctrl-C that a library (libcst) turned into another error
             raise KeyboardInterrupt from err
@@ -130,7 +130,8 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Setu
 
 
 def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Setup, output: str | None,
-                 workers: PoolExecutor | None, on_progress: Callable[[Progress], None] | None) -> Result:
+                 workers: PoolExecutor | None, ahead: ForkServer | None,
+                 on_progress: Callable[[Progress], None] | None) -> Result:
     options = setup.options
     started = time.perf_counter()
     program = read_program(path_or_source)
@@ -139,10 +140,10 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
     check_output(program, output)
     with _keeper(output) as keep, contextlib.ExitStack() as stack:
         merge = merge_program(program.source, program.path) if program.path is not None else Merge(None)
-        # The original's first fresh run and the confirmation's, forked from one interpreter that starts now; not
-        # for a flaky program, whose verdicts count independent runs.
-        forks = stack.enter_context(fork_server(FreshExecutor(sys_path=program.directory, env=options.platform_env()),
-                                                program.source) if options.flaky is None else contextlib.nullcontext())
+        # The first fresh run and the confirmation's are forked from one interpreter (not a flaky program's).
+        fresh = FreshExecutor(sys_path=program.directory, env=options.platform_env())
+        forks = stack.enter_context(fork_server(fresh, program.source, ahead) if options.flaky is None
+                                    else contextlib.nullcontext())
         with judged(program, setup, workers, merge, forks) as judge, cpu_first(program, setup, judge) as cpu:
             checked = time.perf_counter()
             confirmation = stack.enter_context(_Confirmation(judge))

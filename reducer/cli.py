@@ -17,20 +17,24 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from reducer.api import InputError, Result, reduce
+# Only what parsing the command line and starting the fork server need (below, _early_forks): the rest of the
+# reducer (libcst's import above all, 0.4-0.7 s) is imported after the server started, beside its `import jax`.
+from reducer.execution.accelerators import PLATFORMS, platform_env
+from reducer.execution.fresh import ForkServer, FreshExecutor, fork_server
 from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import SandboxError, SandboxWarning, warn_once
+from reducer.judging.checks import InputError
 from reducer.judging.signature import Level, Signature
-from reducer.options import PLATFORMS, Options
-from reducer.program.files import default_output, same_file
-from reducer.reports.issue import write_issue
-from reducer.reports.library import whose
-from reducer.reports.live import LiveView
-from reducer.reports.records import Report
-from reducer.search.engine import MIXED, PassStats
+from reducer.program.files import default_output, program_dir, read_source, same_file
 from reprokit import jaxcompat
+
+if TYPE_CHECKING:
+    from reducer.api import Result
+    from reducer.options import Options
+    from reducer.reports.records import Report
+    from reducer.search.engine import PassStats
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -40,6 +44,11 @@ EXIT_GRACE_SECONDS = 30  # after Ctrl-C, an exit still waiting for threads this 
 
 
 def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespace:
+    parser = argument_parser(triage)
+    return with_options(parser, parser.parse_args(argv))
+
+
+def argument_parser(triage: bool = False) -> argparse.ArgumentParser:
     if triage:
         parser = argparse.ArgumentParser(
             prog="jax-reduce triage",
@@ -111,7 +120,11 @@ def parse_args(argv: list[str] | None, triage: bool = False) -> argparse.Namespa
                                  "(program, error, jax.print_environment_info(), environment, command), with home "
                                  "paths, user name and long literals scrubbed")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress display and no summary")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def with_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with ``args.options``, their one record of the reduction options (a usage error if one is bad)."""
     try:
         args.options = options_from(args)
     except ValueError as err:
@@ -131,6 +144,8 @@ def _with_flag_names(message: str) -> str:
 
 def options_from(args: argparse.Namespace) -> Options:
     """The one record of the reduction options the command line chose (ValueError if one is bad)."""
+    from reducer.options import Options
+
     return Options.of(jobs=args.jobs, timeout=args.timeout,
                       signature=Signature(Level(args.signature), args.match, args.pure_jax),
                       pool=warm_pool_supported() if args.pool is None else args.pool,
@@ -139,6 +154,8 @@ def options_from(args: argparse.Namespace) -> Options:
 
 
 def summary(result: Result) -> str:
+    from reducer.reports.library import whose
+
     def shrink(before: int, after: int) -> str:
         percent = 100.0 * (before - after) / before if before else 0.0
         return f"{before} -> {after} ({percent:.0f}% smaller)"
@@ -176,6 +193,8 @@ def pass_table(passes: Iterable[PassStats]) -> str:
     without a run, certain to raise NameError before the failure (reducer/search/unbound.py); ``set aside``
     counts edits not offered in a round between full rounds, the same change rejected alone before (``edits``
     counts those offered)."""
+    from reducer.search.engine import MIXED
+
     header = ("pass", "runs", "edits", "set aside", "tests", "not run", "successes", "tokens removed", "payoff",
               "seconds")
     rows = []
@@ -283,7 +302,37 @@ def run(argv: list[str]) -> int:
         if not args.quiet:
             warn_once(args.options.resolve().sandbox)
         return triage_main(args)
-    args = parse_args(argv)
+    parser = argument_parser()
+    args = parser.parse_args(argv)
+    with _early_forks(args) as forks:
+        return _reduce_main(with_options(parser, args), argv, forks)
+
+
+@contextlib.contextmanager
+def _early_forks(args: argparse.Namespace) -> Iterator[ForkServer | None]:
+    """The fork server for a file's fresh runs (fresh.ForkServer), started before the reducer's own imports so
+    that its `import jax` (2-3 s with ml_dtypes 0.7) goes on beside them, and ended on exit; the reduction
+    takes it (api.reduce's ``forks``). None for a directory, a flaky program, and a file that cannot be read
+    (the reduction says why)."""
+    if args.flaky is not None or not os.path.isfile(args.file):
+        yield None
+        return
+    try:
+        source = read_source(args.file).source
+    except InputError:
+        yield None
+        return
+    executor = FreshExecutor(sys_path=program_dir(args.file), env=platform_env(args.platform))
+    with fork_server(executor, source) as server:
+        yield server
+
+
+def _reduce_main(args: argparse.Namespace, argv: list[str], forks: ForkServer | None) -> int:
+    from reducer.api import reduce
+    from reducer.reports.issue import write_issue
+    from reducer.reports.library import whose
+    from reducer.reports.live import LiveView
+
     if not args.quiet:
         warn_once(args.options.resolve().sandbox)
     if os.path.isdir(args.file):
@@ -304,7 +353,7 @@ def run(argv: list[str]) -> int:
     view = LiveView(sys.stderr, args.file) if not args.quiet and sys.stderr.isatty() else None
     try:
         with view if view is not None else contextlib.nullcontext():
-            result = reduce(args.file, args.options, output=output, on_progress=view)
+            result = reduce(args.file, args.options, output=output, forks=forks, on_progress=view)
     except InputError as err:
         print(f"jax-reduce: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -466,6 +515,7 @@ def bisect_args(argv: list[str]) -> argparse.Namespace:
 
 def bisect_main(argv: list[str]) -> int:
     from reducer.bisect import InstallError, bisect
+    from reducer.options import Options
     from reducer.reports.issue import write_bisect_issue
 
     args = bisect_args(argv[1:])

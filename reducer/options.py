@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from reducer.execution import accelerators
+from reducer.execution.accelerators import PLATFORMS
 from reducer.execution.platform import warm_pool_supported
 from reducer.execution.sandbox import MIB, Sandbox, memory_cap_bytes
 from reducer.judging.criterion import Criterion, Predicate, predicate_name
@@ -19,8 +20,6 @@ from reducer.judging.signature import Level, Signature
 from reducer.search.passes import default_passes
 from reducer.search.passes.base import Pass
 
-
-PLATFORMS = ("auto", "cpu", "gpu", "tpu")  # --platform's choices; "gpu" is JAX's alias for cuda and rocm
 
 
 def default_jobs() -> int:
@@ -104,9 +103,8 @@ class Options:
         return Setup(self, sandbox, Judge(Criterion.of(self.signature, self.interesting), self.flaky, side_by_side))
 
     def platform_env(self) -> dict[str, str]:
-        """What every run of this reduction adds to its environment: ``JAX_PLATFORMS`` for a named platform
-        (it overrides the user's own setting, as the option is the later word), nothing for ``auto``."""
-        return {} if self.platform == "auto" else {"JAX_PLATFORMS": self.platform}
+        """What every run of this reduction adds to its environment (accelerators.platform_env)."""
+        return accelerators.platform_env(self.platform)
 
     def memory_cap_mb(self) -> int:
         """The memory cap each candidate actually gets, in MiB (0: none), as the sandbox sizes it (never from

@@ -12,6 +12,7 @@ import importlib.util
 import os
 import subprocess
 
+PLATFORMS = ("auto", "cpu", "gpu", "tpu")  # --platform's choices; "gpu" is JAX's alias for cuda and rocm
 DEVICE_ROOT_ENV = "JAX_REDUCE_DEVICE_ROOT"  # tests: a directory whose files stand in for /dev's
 # The device files an accelerator's runtime writes, by JAX's name for its backend (found on an H200 by
 # elimination for CUDA, issue 33). The first pattern is the accelerator's own: without a match nothing of
@@ -42,6 +43,13 @@ ALLOCATOR_ENV = ("XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCAT
 # namespace (jax_plugins.xla_cuda13, jax_plugins.xla_rocm7), or for TPUs the libtpu package.
 PLUGINS = {"cuda": "xla_cuda", "rocm": "xla_rocm", "tpu": "libtpu"}
 
+
+
+def platform_env(platform: str) -> dict[str, str]:
+    """What every run of a reduction on ``platform`` (one of PLATFORMS) adds to its environment: ``JAX_PLATFORMS``
+    for a named platform (it overrides the user's own setting, as the option is the later word), nothing for
+    ``auto``."""
+    return {} if platform == "auto" else {"JAX_PLATFORMS": platform}
 
 def device_root() -> str:
     return os.environ.get(DEVICE_ROOT_ENV) or "/dev"

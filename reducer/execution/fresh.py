@@ -340,7 +340,7 @@ class ForkServer:
     take starts a new interpreter as usual; so does one whose server went meanwhile (it is not judged)."""
 
     def __init__(self, executor: FreshExecutor, preload: Preload):
-        self.preload, self.python, self.sys_path = preload, executor.python, executor.sys_path
+        self.preload, self.python, self.sys_path, self.env = preload, executor.python, executor.sys_path, executor.env
         self._workdir = Path(scratch.make())
         env = candidate_env({"HOME": str(self._workdir), "TMPDIR": str(self._workdir), **executor.env})
         self._essential = _essential(env)
@@ -350,6 +350,7 @@ class ForkServer:
                                              sys_path=executor.sys_path, parent=os.getpid())
         self._ready, self._usable, self._gone = threading.Event(), False, False
         self._forked: queue.Queue[int] = queue.Queue()
+        self.forks = 0  # runs forked so far
         self._reaped: dict[int, int] = {}
         self._changed = threading.Condition()
         self._asking = threading.Lock()  # one request at a time: the server answers Forked in their order
@@ -374,6 +375,11 @@ class ForkServer:
         return (not self._gone and executor.python == self.python and executor.sys_path == self.sys_path
                 and preloadable(source) == self.preload)
 
+    def serves(self, executor: FreshExecutor, source: str) -> bool:
+        """Whether this server was started for runs of ``source`` by ``executor`` (or one like it): a server
+        started ahead (the command's, before its own imports) then takes the reduction's runs."""
+        return executor.env == self.env and self.takes(executor, source)
+
     def fork(self, workdir: Path, args: list[str], env: dict[str, str], as_user: bool, deadline: float,
              cancel: threading.Event) -> ForkedRun | None:
         """Fork the run of ``args`` (runner.main's) in ``workdir`` under ``env``; None where this server cannot
@@ -397,7 +403,9 @@ class ForkServer:
                 return None
             while True:
                 try:
-                    return ForkedRun(self, self._forked.get(timeout=0.05))
+                    run = ForkedRun(self, self._forked.get(timeout=0.05))
+                    self.forks += 1
+                    return run
                 except queue.Empty:
                     if self._gone:
                         return None
@@ -448,10 +456,15 @@ class ForkServer:
 
 
 @contextlib.contextmanager
-def fork_server(executor: FreshExecutor, source: str) -> Iterator[ForkServer | None]:
+def fork_server(executor: FreshExecutor, source: str, ahead: ForkServer | None = None) -> Iterator[ForkServer | None]:
     """A :class:`ForkServer` for runs of ``source`` and of programs that start as it does, under
     ``executor``'s environment, ended on exit; None for a program that does something else first, and off
-    Linux (forking a process that imported jax is what the warm pool does, on Linux alone)."""
+    Linux (forking a process that imported jax is what the warm pool does, on Linux alone). ``ahead``, a
+    server started earlier (the command's, before its own imports), where it serves these runs; its owner
+    ends it."""
+    if ahead is not None and ahead.serves(executor, source):
+        yield ahead
+        return
     preload = preloadable(source)
     if preload is None or not platform.LINUX:
         yield None

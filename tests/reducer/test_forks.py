@@ -167,3 +167,38 @@ def test_the_confirmation_starts_no_interpreters_for_a_result_the_server_runs(tm
             confirmation.consider("import jax.numpy as jnp\n")  # back to the server's: the prepared ones end
             assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
             assert all(p._proc is None and not p._workdir.exists() for p in prepared)
+
+
+def test_a_reduction_takes_the_server_started_ahead_for_its_program(tmp_path):
+    """The command starts its fork server before its own imports (cli._early_forks) and hands it to the
+    reduction, which forks the original's first check and both confirmation runs from it; a server started for
+    another directory or platform serves no run of it."""
+    from reducer.api import reduce
+
+    program = tmp_path / "prog.py"
+    program.write_text("import jax.numpy as jnp\n\nx = jnp.ones(3)\ny = x + 1\njnp.ones((2, 3)) @ jnp.ones((4, 5))\n")
+    with serving(tmp_path) as server:
+        assert server.serves(FreshExecutor(sys_path=str(tmp_path)), program.read_text())
+        assert not server.serves(FreshExecutor(sys_path=str(tmp_path), env={"JAX_PLATFORMS": "cpu"}), SHAPES)
+        assert not server.serves(FreshExecutor(sys_path=str(tmp_path / "other")), SHAPES)
+        assert not server.serves(FreshExecutor(sys_path=str(tmp_path)), "import optax\n")
+        result = reduce(str(program), jobs=1, forks=server)
+        assert server.forks == 3 and not server._gone  # the reduction left its owner's server running
+    assert result.source.endswith("\nimport jax.numpy as jnp\njnp.ones((2, 1)) @ jnp.ones((3, 4))\n")
+
+
+def test_the_command_starts_a_server_for_a_file_and_none_for_a_directory_or_a_flaky_program(tmp_path):
+    from reducer import cli
+
+    program = tmp_path / "prog.py"
+    program.write_text(SHAPES)
+    (tmp_path / "mine.py").write_text("import mine\n")
+    parser = cli.argument_parser()
+    with cli._early_forks(parser.parse_args([str(program), "--platform", "cpu"])) as server:
+        assert server is not None and server.preload == Preload("jax") and server.sys_path == str(tmp_path)
+        assert server.env == {"JAX_PLATFORMS": "cpu"}
+    assert server._gone or server._proc.poll() is not None  # ended with the command
+    for argv in ([str(tmp_path)], [str(program), "--flaky", "2/3"], [str(tmp_path / "missing.py")],
+                 [str(tmp_path / "mine.py")]):
+        with cli._early_forks(parser.parse_args(argv)) as none:
+            assert none is None, argv
