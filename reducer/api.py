@@ -324,7 +324,7 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
     pending: Pending | None = None
     urgent_done = threading.Event()  # set when the runs the search waits for are over
     with cf.ThreadPoolExecutor(max_workers=1) as starter:
-        started = (starter.submit(_start_pool, program, setup, merge.source, cache_dir, options.platform_env())
+        started = (starter.submit(_start_pool, program, setup, merge.source, cache_dir, options.platform_env(), forks)
                    if owned else None)
         try:
             if overlapped:
@@ -425,8 +425,8 @@ def _as_merged(original: Outcome, modules: tuple[str, ...]) -> Outcome:
     return dataclasses.replace(original, **changes)
 
 
-def _start_pool(program: Program, setup: Setup, merged: str | None, cache_dir: str,
-                env: dict[str, str]) -> PoolExecutor:
+def _start_pool(program: Program, setup: Setup, merged: str | None, cache_dir: str, env: dict[str, str],
+                forks: ForkServer | None = None) -> PoolExecutor:
     # The merged program imports no local module: preloading the originals' would run them in every worker.
     preload = top_level_imports(merged if merged is not None else program.source)
     found = prelude(merged if merged is not None else program.source)
@@ -434,7 +434,7 @@ def _start_pool(program: Program, setup: Setup, merged: str | None, cache_dir: s
         return PoolExecutor(setup.options.jobs, sys_path=program.directory, preload=preload,
                             memory_mb=setup.options.memory_mb, sandbox=setup.sandbox, cache_dir=cache_dir,
                             prelude=found[0] if found is not None else None, env=env,
-                            cpu_devices=cpu_devices(merged if merged is not None else program.source))
+                            cpu_devices=cpu_devices(merged if merged is not None else program.source), forks=forks)
     except BaseException:
         if cache_dir:
             shutil.rmtree(cache_dir, ignore_errors=True)  # no pool took it over

@@ -381,10 +381,12 @@ class ForkServer:
         return executor.env == self.env and self.takes(executor, source)
 
     def fork(self, workdir: Path, args: list[str], env: dict[str, str], as_user: bool, deadline: float,
-             cancel: threading.Event) -> ForkedRun | None:
-        """Fork the run of ``args`` (runner.main's) in ``workdir`` under ``env``; None where this server cannot
-        (another environment, its import failed, it went, or it was still importing at ``deadline``)."""
-        if self._gone or _essential(env) != self._essential:
+             cancel: threading.Event, code: str = "") -> ForkedRun | None:
+        """Fork the run of ``args`` (runner.main's; with ``code``, ``python -c CODE ARGS``'s) in ``workdir``
+        under ``env``; None where this server cannot (another environment, its import failed, it went, or it
+        was still importing at ``deadline``). ``env`` may hold the prelude the server set before its import."""
+        essential = _essential(env)
+        if self._gone or essential not in (self._essential, {**self._essential, **dict(self.preload.environ)}):
             return None
         while not self._ready.wait(0.02):
             if cancel.is_set():
@@ -393,7 +395,8 @@ class ForkServer:
                 return None
         if not self._usable or self._gone:
             return None
-        request = Fork(str(workdir), tuple(args), tuple(sorted({**env, PARENT_ENV: str(self.pid)}.items())), as_user)
+        request = Fork(str(workdir), tuple(args), tuple(sorted({**env, PARENT_ENV: str(self.pid)}.items())), as_user,
+                       code)
         with self._asking:
             try:
                 assert self._proc.stdin is not None

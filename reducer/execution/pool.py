@@ -15,6 +15,7 @@ starts (:mod:`reducer.execution.environment`).
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import json
 import os
@@ -28,12 +29,15 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from multiprocess.connection import Connection, wait
 from multiprocess.reduction import send_handle
 
-from reducer.execution.fresh import PACKAGE_ROOT, SETUP_TRIES, Cancelled, FreshExecutor, setup_failed, setup_refused
+from reducer.execution.fresh import (
+    PACKAGE_ROOT, SETUP_TRIES, Cancelled, ForkServer, FreshExecutor, kill_group, setup_failed, setup_refused,
+)
 from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
     Abandoned, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, Spawn, Spawned, receive, send,
@@ -63,6 +67,12 @@ _ZYGOTE_BOOTSTRAP = (
     "sys.path.pop(0); zygote_main(int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], "
     "sys.argv[7], int(sys.argv[8]))"
 )
+# The same for a template forked from a fork server (fresh.ForkServer), whose socket it connects to by the
+# path in sys.argv[2]: it cannot inherit one from the reducer.
+_FORKED_BOOTSTRAP = _ZYGOTE_BOOTSTRAP.replace(
+    "zygote_main(int(sys.argv[2]),", "import socket; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[2]); "
+    "zygote_main(s.detach(),")
+TEMPLATE_CONNECT_SECONDS = 120  # how long a forked template may take to connect (its server may still import)
 
 
 @dataclasses.dataclass
@@ -121,7 +131,7 @@ class _Template:
     """The pool's template (zygote.zygote_main): the interpreter that imported what every zygote holds, and
     forks them."""
 
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | _Forked
     conn: Connection
 
 
@@ -201,8 +211,12 @@ class PoolExecutor:
     def __init__(self, jobs: int, *, sys_path: str = "", preload: list[str] | None = None, memory_mb: int = 0,
                  share_compilations: bool = True, in_place: bool = True, sandbox: Sandbox | None = None,
                  cache_dir: str | None = None, prelude: Prelude | None = None, env: dict[str, str] | None = None,
-                 cpu_devices: int | None = None):
+                 cpu_devices: int | None = None, forks: ForkServer | None = None):
         self.sys_path = sys_path
+        # A fork server (fresh.ForkServer) that imported jax under the workers' environment: the first template
+        # is forked from it, where it can be, instead of importing jax again beside it (2-3 s of CPU).
+        self._forks = forks
+        self._closing = threading.Event()
         # Added to the workers' environment (and to fresh interpreters the pool starts): where they compute.
         self.env = dict(env or {})
         # The program's environment prelude (reducer.execution.environment): its workers start with these
@@ -250,26 +264,32 @@ class PoolExecutor:
     def _start_template(self) -> _Template:
         """Start the interpreter that imports what every zygote holds and forks them; without the program's own
         imports if those started threads or the jax backend (forking would be unsafe)."""
-        ours, theirs = socket.socketpair()
-        argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()),
-                json.dumps(self.preload), self.sys_path, self.cache_dir, self.sandbox.to_json(), self.scratch_root,
-                str(os.getpid())]
+        args = [json.dumps(self.preload), self.sys_path, self.cache_dir, self.sandbox.to_json(), self.scratch_root]
         env = candidate_env()
         env.update(self.memory_share)  # runners computing at once on one accelerator each get a share
         env.update(self.env)
         env.update(self.prelude)
         if self.cpu_devices is not None:
             env["JAX_NUM_CPU_DEVICES"] = str(self.cpu_devices)  # the default of jax's jax_num_cpu_devices
-        process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, start_new_session=True)
-        theirs.close()
-        template = _Template(process, Connection(ours.detach()))
+        forks, self._forks = self._forks, None  # the first template only: a restart starts an interpreter
+        template = self._forked_template(forks, args, env) if forks is not None else None
+        if template is None:
+            ours, theirs = socket.socketpair()
+            argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), *args,
+                    str(os.getpid())]
+            process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, start_new_session=True)
+            theirs.close()
+            template = _Template(process, Connection(ours.detach()))
+        process = template.process
         try:
             ready: Ready = receive(template.conn, Ready)  # type: ignore[assignment]
         except (EOFError, OSError, ProtocolError) as err:
             self._end_template(template)
             if self._closed:
                 raise Cancelled() from None
+            if isinstance(process, _Forked):  # (its server went meanwhile, say): an interpreter of its own
+                return self._start_template()
             raise RuntimeError(f"a jax-reduce worker failed to start (exit code {process.poll()})") from err
         if ready.unsafe:
             self._end_template(template)
@@ -278,6 +298,33 @@ class PoolExecutor:
             self.preload = []
             return self._start_template()
         return template
+
+    def _forked_template(self, forks: ForkServer, args: list[str], env: dict[str, str]) -> _Template | None:
+        """A template forked from ``forks`` (``python -c _FORKED_BOOTSTRAP`` in a child of the server, which
+        imported jax under ``env`` already: it only imports the rest), connected on a socket in the pool's
+        scratch directory, where its stderr goes too; None where the server cannot fork it."""
+        path = os.path.join(self.scratch_root, "template.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        started = None
+        try:
+            listener.bind(path)
+            listener.listen(1)
+            listener.settimeout(TEMPLATE_CONNECT_SECONDS)
+            started = forks.fork(Path(self.scratch_root), [PACKAGE_ROOT, path, *args, str(forks.pid)], env, False,
+                                 time.perf_counter() + TEMPLATE_CONNECT_SECONDS, self._closing, _FORKED_BOOTSTRAP)
+            if started is None:
+                return None
+            process = _Forked(started.pid, os.pidfd_open(started.pid))
+            ours, _ = listener.accept()
+        except (OSError, Cancelled):  # (a socket path too long, a timeout, a closed pool, the child gone)
+            if started is not None:
+                kill_group(started)
+            return None
+        finally:
+            listener.close()
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return _Template(process, Connection(ours.detach()))
 
     @staticmethod
     def _end_template(template: _Template) -> None:
@@ -464,6 +511,7 @@ class PoolExecutor:
 
     def close(self) -> None:
         """End every worker. Runs still going, or waiting for a worker, end with Cancelled; none starts after."""
+        self._closing.set()
         with self._lock:
             self._closed = True
             workers = list(self._all)

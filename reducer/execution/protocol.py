@@ -148,9 +148,10 @@ class Fork:
     """Reducer -> fork server: run one program in a child forked now, as a new interpreter would."""
 
     workdir: str  # the run's private directory: its cwd, where its stderr goes
-    args: tuple[str, ...]  # runner.main's arguments: PROGRAM REPORT SYS_PATH [PREDICATE]
+    args: tuple[str, ...]  # runner.main's arguments: PROGRAM REPORT SYS_PATH [PREDICATE]; with code, its argv[1:]
     env: tuple[tuple[str, str], ...]  # the run's whole environment
     as_user: bool = False  # run as `python PROGRAM` would (runner.main_as_user)
+    code: str = ""  # run this as `python -c CODE ARGS...` would instead (the pool's template: pool.py)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,17 +7,19 @@ change what it sees.
 
 from __future__ import annotations
 
-import dataclasses
 import atexit
+import builtins
+import dataclasses
 import importlib
 import os
 import select
 import sys
 import threading
 import time
+import traceback
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from reducer.execution import platform, proctree
 from reducer.execution.accelerators import ACCELERATOR_DEVICES, accelerator_present, skipped_accelerators
@@ -274,11 +276,29 @@ def _run_forked(fork: Fork) -> bool:
         _become(fork)
     except BaseException as err:  # noqa: BLE001 - nothing ran: the executor runs it in a new interpreter
         platform.setup_failed(f"a forked run could not become its own: {err!r}")
+    if fork.code:
+        _run_code(fork.code, fork.args)
     if fork.as_user:
         main_as_user(list(fork.args))  # its program's error propagates, for Python to print and exit 1
         return True
     main(list(fork.args))  # (ends the process)
     return False
+
+
+def _run_code(code: str, args: tuple[str, ...]) -> NoReturn:
+    """Run ``code`` as ``python -c CODE ARGS...`` would, then exit: 0 at its end, as a SystemExit says, 1 (with
+    the traceback on stderr) on any other error."""
+    sys.argv = ["-c", *args]
+    status: object = 0
+    try:
+        exec(compile(code, "<string>", "exec"), {"__name__": "__main__", "__builtins__": builtins})
+    except SystemExit as end:
+        status = end.code
+    except BaseException:  # noqa: BLE001 - as the interpreter would: print it and exit 1
+        traceback.print_exc()
+        status = 1
+    sys.stderr.flush()
+    os._exit(status if isinstance(status, int) else (0 if status is None else 1))
 
 
 def _become(fork: Fork) -> None:

@@ -171,8 +171,8 @@ def test_the_confirmation_starts_no_interpreters_for_a_result_the_server_runs(tm
 
 def test_a_reduction_takes_the_server_started_ahead_for_its_program(tmp_path):
     """The command starts its fork server before its own imports (cli._early_forks) and hands it to the
-    reduction, which forks the original's first check and both confirmation runs from it; a server started for
-    another directory or platform serves no run of it."""
+    reduction, which forks the original's first check, the pool's template and both confirmation runs from it;
+    a server started for another directory or platform serves no run of it."""
     from reducer.api import reduce
 
     program = tmp_path / "prog.py"
@@ -183,7 +183,9 @@ def test_a_reduction_takes_the_server_started_ahead_for_its_program(tmp_path):
         assert not server.serves(FreshExecutor(sys_path=str(tmp_path / "other")), SHAPES)
         assert not server.serves(FreshExecutor(sys_path=str(tmp_path)), "import optax\n")
         result = reduce(str(program), jobs=1, forks=server)
-        assert server.forks == 3 and not server._gone  # the reduction left its owner's server running
+        # The first check, the pool's template, the confirmation's fresh run and its run as the user; the
+        # reduction left its owner's server running.
+        assert server.forks == 4 and not server._gone
     assert result.source.endswith("\nimport jax.numpy as jnp\njnp.ones((2, 1)) @ jnp.ones((3, 4))\n")
 
 
@@ -202,3 +204,35 @@ def test_the_command_starts_a_server_for_a_file_and_none_for_a_directory_or_a_fl
                  [str(tmp_path / "mine.py")]):
         with cli._early_forks(parser.parse_args(argv)) as none:
             assert none is None, argv
+
+
+def test_a_pools_first_template_is_forked_from_the_server_and_a_restart_starts_an_interpreter(tmp_path):
+    """The pool's template, forked from the server that imported jax (pool.PoolExecutor's ``forks``), forks
+    zygotes whose candidates fail as in a new interpreter; a template started again after its end is an
+    interpreter of its own. A pool under another environment starts its own at once."""
+    from reducer.execution.pool import PoolExecutor, _Forked
+
+    with serving(tmp_path) as server:
+        pool = PoolExecutor(1, sys_path=str(tmp_path), preload=["jax"], forks=server)
+        try:
+            template = pool._template
+            assert isinstance(template.process, _Forked) and server.forks == 1
+            assert live([template.process.pid]) and _parent(template.process.pid) == server.pid
+            outcome = pool.run(SHAPES, 60, threading.Event())
+            expected = FreshExecutor(sys_path=str(tmp_path)).run(SHAPES, 60, threading.Event())
+            assert Criterion(Signature()).same(expected, outcome)
+            pool._end_template(template)
+            assert not live([template.process.pid])
+            pool._template = pool._start_template()
+            assert not isinstance(pool._template.process, _Forked) and server.forks == 1
+        finally:
+            pool.close()
+        other = PoolExecutor(1, sys_path=str(tmp_path), preload=["jax"], env={"JAX_PLATFORMS": "cpu"}, forks=server)
+        try:
+            assert not isinstance(other._template.process, _Forked) and server.forks == 1
+        finally:
+            other.close()
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])

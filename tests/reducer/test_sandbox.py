@@ -293,21 +293,33 @@ def test_kill_9_of_the_reducer_leaves_no_process(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "reducer.cli", str(program), "-q", "--jobs", "1"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def ours() -> list[str]:
-        found = []
+    def processes() -> dict[int, tuple[str, int]]:
+        """Ours that live: pid -> (command line, parent's pid)."""
+        found = {}
         for pid in os.listdir("/proc"):
             if pid.isdigit() and int(pid) != proc.pid:
                 try:
                     cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-                    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                    state, ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:2]
                 except OSError:
                     continue
                 if (marker in cmd or str(tmp_path) in cmd) and state != "Z":
-                    found.append(cmd)
+                    found[int(pid)] = (cmd, int(ppid))
         return found
 
+    def ours() -> list[str]:
+        return [cmd for cmd, _ in processes().values()]
+
+    def pool_up() -> bool:
+        """A zygote lives: a fork of the pool's template, an interpreter of its own (zygote_main) or a child
+        of the fork server (serve_forks, as the server's own runs are, whose forks exec something else)."""
+        found = processes()
+        template = {pid for pid, (cmd, ppid) in found.items()
+                    if "zygote_main" in cmd or ("serve_forks" in cmd and "serve_forks" in found.get(ppid, ("", 0))[0])}
+        return any(ppid in template and ("zygote_main" in cmd or "serve_forks" in cmd) for cmd, ppid in found.values())
+
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not any("zygote_main" in c for c in ours()):
+    while time.monotonic() < deadline and not pool_up():
         assert proc.poll() is None, "the reduction ended before its pool started"
         time.sleep(0.05)
     proc.kill()
