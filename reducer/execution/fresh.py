@@ -395,8 +395,9 @@ class ForkServer:
                 return None
         if not self._usable or self._gone:
             return None
-        request = Fork(str(workdir), tuple(args), tuple(sorted({**env, PARENT_ENV: str(self.pid)}.items())), as_user,
-                       code)
+        if not code:
+            env = {**env, PARENT_ENV: str(self.pid)}  # (runner.enter_sandbox's: code is no run of the runner's)
+        request = Fork(str(workdir), tuple(args), tuple(sorted(env.items())), as_user, code)
         with self._asking:
             try:
                 assert self._proc.stdin is not None

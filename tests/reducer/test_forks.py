@@ -36,6 +36,11 @@ raise ValueError(" ".join(map(str, [os.environ["HOME"] == os.getcwd(), tempfile.
 """
 
 
+# What a candidate sees of its environment, but for where its own files go.
+ENVIRON = ("import os\nimport jax\n"
+           "raise ValueError(sorted((k, v) for k, v in os.environ.items() if k not in ('HOME', 'TMPDIR')))\n")
+
+
 @contextlib.contextmanager
 def serving(directory: Path) -> Iterator[ForkServer]:
     """A fork server, started in the test's body: pytest changes the environment between a test's set-up and
@@ -221,10 +226,15 @@ def test_a_pools_first_template_is_forked_from_the_server_and_a_restart_starts_a
             outcome = pool.run(SHAPES, 60, threading.Event())
             expected = FreshExecutor(sys_path=str(tmp_path)).run(SHAPES, 60, threading.Event())
             assert Criterion(Signature()).same(expected, outcome)
+            environ = pool.run(ENVIRON, 60, threading.Event())
+            assert environ.exc_type == "ValueError"
             pool._end_template(template)
             assert not live([template.process.pid])
             pool._template = pool._start_template()
             assert not isinstance(pool._template.process, _Forked) and server.forks == 1
+            for worker in list(pool._all):
+                pool._retire(worker)  # so that the next candidate runs on a zygote of the new template
+            assert pool.run(ENVIRON, 60, threading.Event()).message == environ.message
         finally:
             pool.close()
         other = PoolExecutor(1, sys_path=str(tmp_path), preload=["jax"], env={"JAX_PLATFORMS": "cpu"}, forks=server)
@@ -236,3 +246,4 @@ def test_a_pools_first_template_is_forked_from_the_server_and_a_restart_starts_a
 
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
