@@ -337,7 +337,8 @@ class ForkServer:
     on a 2-core machine, 2.5 s of CPU each). Several runs may go at once. What the children share is what an
     interpreter fixes at its start (the string hash seed, the memory layout): the check's second run, which judges
     whether the program fails alike every time, still starts a new interpreter of its own. A run the server cannot
-    take starts a new interpreter as usual; so does one whose server went meanwhile (it is not judged)."""
+    take starts a new interpreter as usual; so does one whose server went meanwhile (it is not judged). The pool's
+    first template is forked here too, where its environment is the server's (pool.PoolExecutor's ``forks``)."""
 
     def __init__(self, executor: FreshExecutor, preload: Preload):
         self.preload, self.python, self.sys_path, self.env = preload, executor.python, executor.sys_path, executor.env

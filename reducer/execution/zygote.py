@@ -1,6 +1,7 @@
 """Inside a pool worker: the template, the zygotes it forks, and the processes they fork to run candidates.
 
-A pool's *template* is a fresh interpreter that imports jax, numpy and the program's own top-level imports
+A pool's *template* is a fresh interpreter (or a child of the fork server, which imported jax under the same
+environment: fresh.ForkServer) that imports jax, numpy and the program's own top-level imports
 and never starts the JAX backend (XLA's thread pools do not survive ``fork``); it forks one *zygote* per
 worker, so the imports are paid once per pool. A zygote holds the same modules and runs each candidate in
 one of two ways:
@@ -123,7 +124,8 @@ def zygote_main(fd: int, preload: list[str], sys_path: str, cache_dir: str = "",
     pool of N workers pays one interpreter start and ``import jax`` instead of N (0.45 s of CPU at --jobs 2,
     more with Flax), and a worker that died is replaced in milliseconds. The zygotes' runners' and children's
     scratch directories go in ``scratch_root`` (the pool's, "": the system's temporary directory). ``parent``:
-    the reducer's pid; the template ends at once if the reducer goes before it is ready."""
+    its parent's pid (the reducer's, or the fork server's that forked it, which dies with the reducer); the
+    template ends at once if that parent goes before it is ready."""
     sandbox = Sandbox.from_json(policy) if policy else Sandbox(enabled=False)
     conn = Connection(fd)
     ready = _preload(preload, sys_path, cache_dir, sandbox, parent or os.getppid())
