@@ -328,8 +328,10 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
                    if owned else None)
         try:
             if overlapped:
+                # The second run's interpreter imports jax from now on, on CPU time nothing else wants.
+                preload = preloadable(program.source)
                 original, pending = judge.begin_check(program.source, reader, timeout, program.name, filler=filler,
-                                                      after=urgent_done)
+                                                      after=urgent_done, ahead=preload and reader.prepare(preload))
                 note = merge.note
             else:
                 original = judge.check_original(program.source, independent, timeout, program.name,

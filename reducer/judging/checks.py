@@ -115,20 +115,32 @@ class Pending:
 
 
 def begin_check(source: str, executor: Executor, criterion: Criterion, timeout: float, name: str = "the program",
-                filler: Executor | None = None, after: threading.Event | None = None) -> tuple[Outcome, Pending]:
+                filler: Executor | None = None, after: threading.Event | None = None,
+                ahead: Executor | None = None) -> tuple[Outcome, Pending]:
     """:func:`check_original` split in two: its first run (in ``filler`` if given), judged at once (InputError
     as there), and its remaining runs in the background one after another, whose agreement
     :meth:`Pending.result` gives; they start once ``after`` is set (now if None). Meanwhile the caller checks
     the warm workers and starts the search's first runs; the verdict on the program is the same as
-    :func:`check_original`'s (not for --flaky)."""
-    first = run_once(filler if filler is not None else executor, source, timeout)
-    judge_first_run(first, executor, criterion, timeout, name)
+    :func:`check_original`'s (not for --flaky). ``ahead``: the second run's executor, an interpreter of
+    ``executor``'s started earlier (fresh.Prepared), which the check owns and closes."""
+    try:
+        first = run_once(filler if filler is not None else executor, source, timeout)
+        judge_first_run(first, executor, criterion, timeout, name)
+    except BaseException:
+        if ahead is not None:
+            ahead.close()
+        raise
 
     def rest(cancel: threading.Event) -> Outcome:
-        while after is not None and not after.wait(0.05):
-            if cancel.is_set():
-                raise Cancelled()
-        runs = [first] + [executor.run(source, timeout, cancel) for _ in range(CHECK_RUNS - 1)]
+        try:
+            while after is not None and not after.wait(0.05):
+                if cancel.is_set():
+                    raise Cancelled()
+            runners = [ahead or executor] + [executor] * (CHECK_RUNS - 2)
+            runs = [first] + [runner.run(source, timeout, cancel) for runner in runners]
+        finally:
+            if ahead is not None:
+                ahead.close()
         return agreed(runs, criterion, name, None, "fresh interpreters")
 
     return first, Pending(rest)

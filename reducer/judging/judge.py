@@ -29,10 +29,11 @@ class Judge:
 
     def begin_check(self, source: str, executor: Executor, timeout: float, name: str = "the program",
                     filler: Executor | None = None,
-                    after: threading.Event | None = None) -> tuple[Outcome, checks.Pending]:
+                    after: threading.Event | None = None,
+                    ahead: Executor | None = None) -> tuple[Outcome, checks.Pending]:
         """The original's first run, judged, and the rest of its check in the background once ``after`` is set
-        (not for --flaky)."""
-        return checks.begin_check(source, executor, self.criterion, timeout, name, filler, after)
+        (not for --flaky); its second run in ``ahead`` if given (checks.begin_check)."""
+        return checks.begin_check(source, executor, self.criterion, timeout, name, filler, after, ahead)
 
     def warm_limits(self, executor: Executor, source: str, original: Outcome, timeout: float,
                     name: str = "the program") -> checks.WarmLimits | None:

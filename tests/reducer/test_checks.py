@@ -10,7 +10,7 @@ import pytest
 
 from reducer.execution.fresh import Cancelled, FreshExecutor
 from reducer.execution.outcome import Outcome
-from reducer.judging.checks import begin_check
+from reducer.judging.checks import InputError, begin_check
 from reducer.judging.criterion import Criterion
 from reducer.judging.signature import Signature
 
@@ -52,3 +52,30 @@ def test_a_cancelled_check_never_starts_its_second_run(tmp_path):
     with pytest.raises(Cancelled):
         pending.result()
     assert len(runs.starts) == 1
+
+
+def test_the_second_run_goes_to_the_interpreter_started_ahead_which_the_check_closes(tmp_path):
+    """The reduction starts the second run's interpreter with the check (fresh.Prepared: it imports jax
+    meanwhile), so that the run pays no interpreter start or import of its own beside the search; a check
+    that ends early, or is cancelled, ends that interpreter too."""
+    from reducer.execution.environment import Preload
+    from tests.reducer.procs import live
+
+    runs = Started(tmp_path)
+    ahead = FreshExecutor(sys_path=str(tmp_path)).prepare(Preload("jax"))
+    first, pending = begin_check(FAILS, runs, Criterion(Signature()), 60, ahead=ahead)
+    agreed = pending.result()
+    assert len(runs.starts) == 1 and ahead._proc is None and not ahead._workdir.exists()  # (the run took it)
+    assert (agreed.exc_type, agreed.message) == (first.exc_type, first.message) and agreed.fresh
+    for ends in ("passes", "cancelled"):
+        ahead = FreshExecutor(sys_path=str(tmp_path)).prepare(Preload("jax"))
+        pid = ahead._proc.pid
+        if ends == "passes":  # the first run says at once that the program cannot be reduced
+            with pytest.raises(InputError):
+                begin_check("import jax\n", runs, Criterion(Signature()), 60, ahead=ahead)
+        else:
+            _, pending = begin_check(FAILS, runs, Criterion(Signature()), 60, after=threading.Event(), ahead=ahead)
+            pending.cancel()
+            with pytest.raises(Cancelled):
+                pending.result()
+        assert not live([pid]) and not ahead._workdir.exists(), ends
