@@ -272,7 +272,9 @@ class PoolExecutor:
         if self.cpu_devices is not None:
             env["JAX_NUM_CPU_DEVICES"] = str(self.cpu_devices)  # the default of jax's jax_num_cpu_devices
         forks, self._forks = self._forks, None  # the first template only: a restart starts an interpreter
-        template = self._forked_template(forks, args, env) if forks is not None else None
+        template = None
+        if forks is not None and (forks.python, forks.sys_path) == (sys.executable, self.sys_path):
+            template = self._forked_template(forks, args, env)
         if template is None:
             ours, theirs = socket.socketpair()
             argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), *args,
