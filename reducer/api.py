@@ -88,8 +88,7 @@ class Result:
 def reduce(
     path_or_source: str | os.PathLike[str] | cst.Module,
     options: Options | None = None,
-    /,
-    *,
+    /, *,
     output: str | None = None,
     workers: PoolExecutor | None = None, forks: ForkServer | None = None,
     on_progress: Callable[[Progress], None] | None = None,
@@ -315,9 +314,10 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
     # Overlapped: the first run alone; then, side by side, the warm workers' runs and, for a program that
     # lowering will start from, the tracker's run, which the search waits for; then the check's second run
     # (reading what the first compiled: side by side with the first, both compiled all of it, a Flax program's
-    # pair 16 s on two cores) beside the search. Not for a flaky program (its N of M runs go side by side), one
-    # with local modules (the merged one runs first), or where runs of one program must not overlap (they
-    # could share files: --allow-write, no sandbox).
+    # pair 16 s on two cores) beside the search, in an interpreter that imports jax from the start at the lowest
+    # priority. Not for a flaky program (its N of M runs go side by side), one with local modules (the merged
+    # one runs first), or where runs of one program must not overlap (they could share files: --allow-write,
+    # no sandbox).
     overlapped = bool(cache_dir) and options.flaky is None and merge.source is None and judge.side_by_side > 1
     reader = dataclasses.replace(independent, reads_cache=cache_dir) if overlapped else independent
     timeout = options.timeout or INITIAL_TIMEOUT
@@ -328,10 +328,9 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
                    if owned else None)
         try:
             if overlapped:
-                # The second run's interpreter imports jax from now on, on CPU time nothing else wants.
-                preload = preloadable(program.source)
+                ahead = reader.prepare(preload) if (preload := preloadable(program.source)) else None
                 original, pending = judge.begin_check(program.source, reader, timeout, program.name, filler=filler,
-                                                      after=urgent_done, ahead=preload and reader.prepare(preload))
+                                                      after=urgent_done, ahead=ahead)
                 note = merge.note
             else:
                 original = judge.check_original(program.source, independent, timeout, program.name,
@@ -514,8 +513,7 @@ def search(source: str, judge: Decided, options: Options, keep: Callable[[str], 
         if reference is None:
             run()
         else:
-            placement = Placement(reference, PlacementStats(here.original.platform_fact,
-                                                            judge.original.platform_fact))
+            placement = Placement(reference, PlacementStats(here.original.platform_fact, judge.original.platform_fact))
             placement.run(reduction, run)
     finally:
         oracle.close()

@@ -316,8 +316,12 @@ class PoolExecutor:
                                  time.perf_counter() + TEMPLATE_CONNECT_SECONDS, self._closing, _FORKED_BOOTSTRAP)
             if started is None:
                 return None
-            process = _Forked(started.pid, os.pidfd_open(started.pid))
             ours, _ = listener.accept()
+            try:
+                process = _Forked(started.pid, os.pidfd_open(started.pid))  # (it lives: it just connected)
+            except OSError:
+                ours.close()
+                raise
         except (OSError, Cancelled):  # (a socket path too long, a timeout, a closed pool, the child gone)
             if started is not None:
                 kill_group(started)
