@@ -94,7 +94,8 @@ def _share_compilations(cache_dir: str, writes: bool) -> None:
 
 @contextlib.contextmanager
 def _ended_if_orphaned(parent: int, every: float = 0.05) -> Iterator[None]:
-    """End this process at once if its reducer (``parent``) is gone, or goes while the block runs (the
+    """End this process at once if its parent (``parent``: the reducer, or the fork server that forked it and
+    dies with the reducer) is gone, or goes while the block runs (the
     template's imports: seconds, where ``import jax`` alone takes 2-3 s, in which it would notice only
     afterwards, on its socket). A thread watches the parent's pid and is joined before the block is left: the
     template forks its zygotes single-threaded. (Not PR_SET_PDEATHSIG: that follows the thread that started
