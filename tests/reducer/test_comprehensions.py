@@ -123,7 +123,7 @@ def test_lambdas_made_in_a_comprehension_from_a_table_reduce_to_the_two_branches
     table and the vmap all go, leaving `lax.switch` over the two branches whose structures differ."""
     path = tmp_path / "switch.py"
     path.write_text(SWITCH_PROGRAM)
-    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    result = reducer.reduce(str(path), jobs=2, workers=pool)
     assert result.signature.startswith("TypeError: switch branch outputs must have the same pytree structure")
     assert result.source.endswith(
         "\nimport jax.numpy as jnp\nfrom jax import lax\nlax.switch(0, [lambda xi: 1.0, lambda xi: ()], jnp.ones(2))\n")

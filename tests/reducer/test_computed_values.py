@@ -327,7 +327,7 @@ ENV_MINIMAL = "import jax.numpy as jnp\njnp.ones(10) @ jnp.ones((12, 3))\n"
 def test_a_small_real_program_reduces_within_twice_its_minimal(tmp_path, pool):
     path = tmp_path / "env.py"
     path.write_text(ENV_PROGRAM)
-    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    result = reducer.reduce(str(path), jobs=2, workers=pool)
     computed = next(p for p in result.passes if p.name == "computed-values")
     assert computed.successes >= 1 and computed.tokens_removed > 0
     assert result.disagreements == 0
@@ -476,7 +476,7 @@ def test_an_element_of_a_split_becomes_a_key_and_its_unpacking_goes(tmp_path, po
     like `jax.random.key(0)`; the unpacking line goes with it, as nothing reads `b` or `c`."""
     path = tmp_path / "keys.py"
     path.write_text(KEY_PROGRAM)
-    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    result = reducer.reduce(str(path), jobs=2, workers=pool)
     assert result.signature.startswith("IndexError: Too many indices")
     assert result.source.endswith("\nimport jax\njax.random.key(0)[0]\n")
     computed = next(p for p in result.passes if p.name == "computed-values")

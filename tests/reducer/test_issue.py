@@ -69,7 +69,7 @@ def test_jax_reduce_issue_writes_the_report_beside_the_output(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text(DOT_MISMATCH)
     before = program.read_bytes()
-    done = run([sys.executable, "-m", "reducer", "prog.py", "--issue", "--jobs", "1"], tmp_path,
+    done = run([sys.executable, "-m", "reducer", "prog.py", "--issue", "--jobs", "2"], tmp_path,
                JAX_PLATFORMS="cpu", JAX_TRACEBACK_FILTERING="off", JAX_REDUCE_FORCE_LANDLOCK="7")
     assert done.returncode == 0, done.stderr
     issue, reduced = tmp_path / "prog.issue.md", tmp_path / "prog.reduced.py"
@@ -83,7 +83,7 @@ def test_jax_reduce_issue_writes_the_report_beside_the_output(tmp_path):
     jax_lines = environment_lines()
     assert [line.split(":")[0] for line in jax_lines] == ["jax", "jaxlib"]
     assert all(line in text.splitlines() for line in jax_lines)
-    assert "```bash\njax-reduce prog.py --issue --jobs 1\n```" in text
+    assert "```bash\njax-reduce prog.py --issue --jobs 2\n```" in text
     # What JAX reads, not jax-reduce's own; the traceback filtering was unset for the run (JAX's frames hidden).
     assert "```text\nJAX_PLATFORMS=cpu\nJAX_TRACEBACK_FILTERING=off\n```" in text
     assert "For simplicity, JAX has removed its internal frames" in text
@@ -94,7 +94,7 @@ def test_jax_reduce_issue_writes_the_report_beside_the_output(tmp_path):
 
 def test_json_names_the_issue(tmp_path):
     (tmp_path / "prog.py").write_text(DOT_MISMATCH)
-    done = run([sys.executable, "-m", "reducer", "prog.py", "--issue", "--json", "--jobs", "1"], tmp_path)
+    done = run([sys.executable, "-m", "reducer", "prog.py", "--issue", "--json", "--jobs", "2"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["issue"] == "prog.issue.md" and (tmp_path / "prog.issue.md").is_file()
 
@@ -137,7 +137,7 @@ def keeps_them(outcome, source):
     return (outcome.exc_type == "TypeError" and "dot_general" in outcome.message and HOME_DATA in source and '"alicebob"' in source and source.count(", ") >= 99)
 
 
-result = reducer.reduce("prog.py", jobs=1, interesting=keeps_them)
+result = reducer.reduce("prog.py", jobs=2, interesting=keeps_them)
 print("ISSUE", reducer.write_issue(result))
 """
 
@@ -220,10 +220,10 @@ TRACKED = textwrap.dedent(
 
 def test_jax_track_reduce_writes_the_issue_beside_the_reduced_repro(tmp_path):
     (tmp_path / "tiny.py").write_text(TRACKED)
-    done = run([sys.executable, "-m", "tracker", "--repro-dir", "r", "--reduce", "--jobs", "1", "tiny.py"], tmp_path)
+    done = run([sys.executable, "-m", "tracker", "--repro-dir", "r", "--reduce", "--jobs", "2", "tiny.py"], tmp_path)
     issue = tmp_path / "r" / "activation_1.issue.md"
     assert f"jax-track: issue text (scrubbed; review before posting): {issue}" in done.stderr.splitlines(), done.stderr
     text = issue.read_text()
     assert python_block(text) == code_lines(tmp_path / "r" / "activation_1.reduced.py")
     assert "TracerBoolConversionError" in text
-    assert "```bash\npython -m tracker --repro-dir r --reduce --jobs 1 tiny.py\n```" in text
+    assert "```bash\npython -m tracker --repro-dir r --reduce --jobs 2 tiny.py\n```" in text

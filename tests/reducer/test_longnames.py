@@ -167,7 +167,7 @@ def test_the_search_ends_with_short_names(tmp_path, pool):
     in one test that renames every binding at once."""
     path = tmp_path / "windows.py"
     path.write_text(WINDOWS)
-    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    result = reducer.reduce(str(path), jobs=2, workers=pool)
     assert result.source.endswith("\njax.vmap(lambda x: jnp.ones(2)[x:x])(jnp.arange(0))\n"), result.source
     names = next(p for p in result.passes if p.name == "long-names")
     assert (names.runs, names.tests, names.successes, names.tokens_removed) == (1, 1, 1, 0), result.source

@@ -231,7 +231,7 @@ def test_a_multi_file_program_reduces_to_one_standalone_file(tmp_path):
     output = tmp_path / "out" / "train.reduced.py"
     output.parent.mkdir()
 
-    result = reduce(tmp_path / "train.py", output=str(output), jobs=1, passes=statement_passes())
+    result = reduce(tmp_path / "train.py", output=str(output), jobs=2, passes=statement_passes())
 
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.py") if p.parent != output.parent} == before
     assert result.merged == "merged 4 local module(s) into one file: net, net.model, net.init, settings"
@@ -258,7 +258,7 @@ def test_an_exception_class_and_raising_site_in_a_merged_module_become_the_progr
                     "        if size > LIMIT:\n            raise ConfigError(f'size {size} is above {LIMIT}')\n",
         "prog.py": "import check\n\nsizes = [1, 2, 5]\ncheck.validate(sizes)\nprint('done')\n",
     })
-    result = reduce(program, output=str(tmp_path / "out.py"), jobs=1, pool=False, passes=statement_passes())
+    result = reduce(program, output=str(tmp_path / "out.py"), jobs=2, pool=False, passes=statement_passes())
     assert result.merged == "merged 2 local module(s) into one file: check, errors"
     assert result.signature == "__main__.ConfigError: size N is above N"
     assert not any(line.startswith(("import ", "from ")) for line in result.source.splitlines()), result.source
@@ -270,7 +270,7 @@ def test_a_merge_that_changes_the_failure_falls_back_to_the_files(tmp_path):
         "check.py": "def validate(sizes):\n    raise ValueError(f'{validate.__module__}.validate rejects {sizes}')\n",
         "prog.py": "import check\n\nsizes = [1, 2, 5]\nprint(sum(check.validate(sizes)))\n",
     })
-    result = reduce(program, output=str(tmp_path / "out.py"), jobs=1, pool=False, passes=statement_passes())
+    result = reduce(program, output=str(tmp_path / "out.py"), jobs=2, pool=False, passes=statement_passes())
     assert result.merged == ("kept the multi-file setup: merging check changed the failure (the merged program: "
                              "ValueError: __main__.validate rejects [1, 2, 5])")
     assert result.signature == "ValueError: check.validate rejects [N, N, N] @ check.validate"

@@ -313,7 +313,7 @@ def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_o
     source = "import jax.numpy as jnp\nscale = 2.0\nx = jnp.ones((2, 3)) * scale\ny = jnp.ones((4, 3))\nprint(x @ y)\n"
     (folder / "prog.py").write_text(source)
     monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
-    result = reduce(str(folder / "prog.py"), output=str(tmp_path / "out.py"), jobs=1)
+    result = reduce(str(folder / "prog.py"), output=str(tmp_path / "out.py"), jobs=2)
     assert "\n# platform: cpu: cpu x 4\n" in result.source and result.original.platform_fact == "cpu: cpu x 4"
     from reducer.reports.issue import write_issue
 
@@ -321,7 +321,7 @@ def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_o
     assert "`. It fails on cpu: cpu x 4.\n" in issue.read_text()
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, "-m", "reducer.cli", "triage", str(folder), "-o", str(tmp_path / "t"),
-                           "--jobs", "1", "-q"], capture_output=True, text=True, env=env, timeout=600)
+                           "--jobs", "2", "-q"], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "\nPlatform: cpu: cpu x 4 (1 file).\n" in (tmp_path / "t" / "report.md").read_text()
     assert '<p id="platform">Platform: cpu: cpu x 4 (1 file).</p>' in (tmp_path / "t" / "report.html").read_text()
@@ -329,7 +329,7 @@ def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_o
     assert (record["outcome"]["platform"], record["outcome"]["devices"]) == ("cpu", 4)
     assert (folder / "prog.py").read_text() == source
     monkeypatch.delenv("XLA_FLAGS")
-    plain = reduce(source, jobs=1)
+    plain = reduce(source, jobs=2)
     assert "# platform:" not in plain.source and plain.original.platform_fact == "cpu: cpu x 1"
 
 

@@ -38,7 +38,7 @@ def repros(tmp_path: Path) -> Path:
 
 def test_reduce_without_the_sandbox_warns_once(repros: Path) -> None:
     with pytest.warns(reducer.SandboxWarning) as caught:
-        result = reducer.reduce(repros / "a.py", jobs=1, pool=False, sandbox=False, passes=statement_passes())
+        result = reducer.reduce(repros / "a.py", jobs=2, pool=False, sandbox=False, passes=statement_passes())
     [warning] = sandbox_warnings(caught.list)
     assert str(warning.message) == OFF
     assert warning.filename == __file__  # it points at the caller's line, not into jax-reduce
@@ -48,7 +48,7 @@ def test_reduce_without_the_sandbox_warns_once(repros: Path) -> None:
 
 def test_a_batch_warns_once_for_all_its_files(repros: Path, tmp_path: Path) -> None:
     with pytest.warns(reducer.SandboxWarning) as caught:
-        report = reducer.reduce_dir(repros, tmp_path / "out", jobs=1, pool=False, sandbox=False,
+        report = reducer.reduce_dir(repros, tmp_path / "out", jobs=2, pool=False, sandbox=False,
                                     passes=statement_passes())
     assert [str(w.message) for w in sandbox_warnings(caught.list)] == [OFF]
     assert [r.status for r in report.files] == [reducer.Status.REDUCED, reducer.Status.REDUCED]

@@ -102,14 +102,14 @@ def test_the_search_ends_with_sizes_and_keeps_an_empty_array_the_failure_needs(t
     left stays); a max over an empty selection keeps its empty array, which is the bug."""
     path = tmp_path / "matmul.py"
     path.write_text(MATMUL)
-    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    result = reducer.reduce(str(path), jobs=2, workers=pool)
     assert result.source.endswith("\nimport jax.numpy as jnp\njnp.ones((2, 3)) @ jnp.ones((1, 4))\n")
     sizes = next(p for p in result.passes if p.name == "zero-sizes")
     assert (sizes.runs, sizes.tests, sizes.successes, sizes.tokens_removed) == (1, 1, 1, 0)
 
     path = tmp_path / "empty_max.py"
     path.write_text(EMPTY_MAX)
-    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    result = reducer.reduce(str(path), jobs=2, workers=pool)
     assert result.signature.startswith("ValueError: zero-size array to reduction operation max")
     assert result.source.endswith("\nimport jax.numpy as jnp\njnp.max(jnp.ones(0))\n"), result.source
     sizes = next(p for p in result.passes if p.name == "zero-sizes")
@@ -134,7 +134,7 @@ def test_a_failure_that_needs_equal_shapes_gets_one_size_for_all(tmp_path, pool)
     changes nothing, and equal-sizes gives every zero the same size in its first candidate."""
     path = tmp_path / "lattice.py"
     path.write_text(LATTICE)
-    result = reducer.reduce(str(path), jobs=1, workers=pool)
+    result = reducer.reduce(str(path), jobs=2, workers=pool)
     assert result.signature.startswith("TypeError: lax.add requires arguments to have the same dtypes")
     assert result.source.endswith(
         "\nlax.add(jnp.ones((2, 2), jnp.int32), jnp.ones((2, 2)))\n"), result.source

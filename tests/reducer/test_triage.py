@@ -128,7 +128,7 @@ def test_per_bucket_reduces_the_smallest_of_each_bucket_here_too(tmp_path, pool)
         (root / name).write_text(RESHAPE.format(shape=shape))
     before = {p.name: p.read_bytes() for p in root.iterdir()}
     seen = []
-    report = triage_dir(root, tmp_path / "out", jobs=1, workers=pool, per_bucket=1, passes=statement_passes(),
+    report = triage_dir(root, tmp_path / "out", jobs=2, workers=pool, per_bucket=1, passes=statement_passes(),
                         on_done=seen.append)
     assert [b.files for b in report.buckets] == [("a.py", "b.py"), ("c.py",)]
     assert {r.path: r.status for r in report.files} == {
