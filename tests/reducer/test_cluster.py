@@ -176,7 +176,7 @@ def test_interrupted_then_resumed_on_the_cluster_matches_the_local_batch(client,
     assert sorted(resumed.resumed) == sorted(done)
     assert {rel for rel, _, _ in resumed.ran_on} == {r.path for r in resumed.files} - set(done)
 
-    local = reduce_dir(root, tmp_path / "local", jobs=1, passes=statement_passes(), workers=pool)
+    local = reduce_dir(root, tmp_path / "local", jobs=2, passes=statement_passes(), workers=pool)
     assert [r.path for r in resumed.files] == [r.path for r in local.files]
     assert [comparable(r.to_json()) for r in resumed.files] == [comparable(r.to_json()) for r in local.files]
     assert "train/static_config.py" not in done  # it was interrupted, then reduced by the rerun
@@ -273,7 +273,7 @@ def test_a_repro_that_kills_its_worker_twice_is_recorded_and_not_retried(tmp_pat
 def test_triage_on_the_cluster_buckets_here_and_reduces_one_per_bucket(client, pool, tmp_path):
     root = write_repros(tmp_path / "repros", {"a.py": "(4,)", "b.py": "(5,)", "c.py": "(4, 1, 7)"})
     report = triage_dir(root, tmp_path / "out", client=client, per_bucket=1, jobs=1, passes=statement_passes())
-    local = triage_dir(root, None, jobs=1, workers=pool)
+    local = triage_dir(root, None, jobs=2, workers=pool)
     assert [b.files for b in report.buckets] == [b.files for b in local.buckets] == [("a.py", "b.py"), ("c.py",)]
     assert [b.key for b in report.buckets] == [b.key for b in local.buckets]
     statuses = {r.path: r.status for r in report.files}
@@ -359,7 +359,7 @@ def test_a_lost_scheduler_stops_the_command_with_a_message_and_a_manifest_that_r
     assert sorted(p.name for p in out.glob("*.py")) == finished  # every recorded file has its output, no others
 
     # Run the same command again (here without the cluster): the finished files are kept, the others reduced.
-    resumed = reduce_dir(root, out, jobs=1, workers=pool)
+    resumed = reduce_dir(root, out, jobs=2, workers=pool)
     assert sorted(resumed.resumed) == finished
     assert sorted(r.path for r in resumed.files) == [f"r{i}.py" for i in range(4)]
     assert all(r.status is Status.REDUCED for r in resumed.files)
