@@ -72,7 +72,7 @@ def test_a_repro_that_does_not_reproduce_says_so_and_the_original_is_copied_besi
 
 def test_jax_track_reduce_reduces_the_copy_when_the_repro_does_not_reproduce(tmp_path):
     program = _project(tmp_path)
-    done = run([sys.executable, "-m", "tracker", "--repro-dir", "repros", "--reduce", "--jobs", "1",
+    done = run([sys.executable, "-m", "tracker", "--repro-dir", "repros", "--reduce", "--jobs", "2",
                 str(program)], str(tmp_path))
     reduced = tmp_path / "repros" / "normalise_1_original" / "prog.reduced.py"
     assert reduced.exists(), done.stderr
