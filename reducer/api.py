@@ -19,6 +19,7 @@ from typing import Any
 
 import libcst as cst
 
+from reducer.execution.ahead import Ahead, second_run
 from reducer.execution.fresh import Executor, ForkServer, FreshExecutor, Prepared, fork_server
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
 from reducer.execution.environment import cpu_devices, preloadable, prelude
@@ -117,11 +118,11 @@ def reduce(
 
 def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Setup, *, output: str | None = None,
                 workers: PoolExecutor | None = None, forks: ForkServer | None = None,
-                on_progress: Callable[[Progress], None] | None = None) -> Result:
+                on_progress: Callable[[Progress], None] | None = None, kept: Ahead | None = None) -> Result:
     """:func:`reduce` with its options resolved and without the sandbox warning: for callers that resolved
-    and warned once for many programs (a batch)."""
+    and warned once for many programs (a batch; ``kept``: the interpreters it started ahead for them)."""
     try:
-        return _reduce_with(path_or_source, setup, output, workers, forks, on_progress)
+        return _reduce_with(path_or_source, setup, output, workers, forks, on_progress, kept)
     except Exception as err:
         if interrupted(err):  # Ctrl-C that a library (libcst) turned into another error
             raise KeyboardInterrupt from err
@@ -130,7 +131,7 @@ def reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Setu
 
 def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Setup, output: str | None,
                  workers: PoolExecutor | None, ahead: ForkServer | None,
-                 on_progress: Callable[[Progress], None] | None) -> Result:
+                 on_progress: Callable[[Progress], None] | None, kept: Ahead | None = None) -> Result:
     options = setup.options
     started = time.perf_counter()
     program = read_program(path_or_source)
@@ -143,7 +144,7 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
         fresh = FreshExecutor(sys_path=program.directory, env=options.platform_env())
         forks = stack.enter_context(fork_server(fresh, program.source, ahead) if options.flaky is None
                                     else contextlib.nullcontext())
-        with judged(program, setup, workers, merge, forks) as judge, cpu_first(program, setup, judge) as cpu:
+        with judged(program, setup, workers, merge, forks, kept) as judge, cpu_first(program, setup, judge) as cpu:
             checked = time.perf_counter()
             confirmation = stack.enter_context(_Confirmation(judge))
             after_check = _AfterCheck(keep, judge.checking)
@@ -296,12 +297,12 @@ class _Confirmation:
 
 @contextlib.contextmanager
 def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
-           merge: Merge = Merge(None), forks: ForkServer | None = None) -> Iterator[Decided]:
+           merge: Merge = Merge(None), forks: ForkServer | None = None, kept: Ahead | None = None) -> Iterator[Decided]:
     """Check the original in fresh interpreters (starting the warm workers meanwhile) and decide where and
     for how long candidates run; the workers this starts are closed on exit. With a ``merge`` of the
     program's local modules, the merged program is run too and replaces the original if it fails the same way.
-    With ``forks``, the check's first run and the confirmation's are forked there; its other runs start their
-    own interpreters, so that whether the program fails alike is judged on runs that share nothing."""
+    With ``forks``, the check's first run and the confirmation's are forked there; its other runs have their own
+    interpreters (``kept``'s, in a batch), so that whether the program fails alike is judged on runs sharing nothing."""
     options, judge = setup.options, setup.judge
     fresh = FreshExecutor(sys_path=program.directory, check=setup.criterion.check, sandbox=setup.sandbox,
                           env=options.platform_env(), forks=forks)
@@ -311,14 +312,13 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
     # (warm_limits) load what it compiled instead of compiling it again.
     cache_dir = new_cache_directory(fresh.sandbox) if owned else ""
     filler = dataclasses.replace(fresh, fills_cache=cache_dir) if cache_dir else None
-    # Overlapped: the first run alone; then, side by side, the warm workers' runs and, for a program that
-    # lowering will start from, the tracker's run, which the search waits for; then the check's second run
-    # (reading what the first compiled: side by side with the first, both compiled all of it, a Flax program's
-    # pair 16 s on two cores) beside the search, in an interpreter that imports jax from the start at the lowest
-    # priority. Not for a flaky program (its N of M runs go side by side), one with local modules (the merged
-    # one runs first), or where runs of one program must not overlap (they could share files: --allow-write,
-    # no sandbox).
-    overlapped = bool(cache_dir) and options.flaky is None and merge.source is None and judge.side_by_side > 1
+    # Overlapped: the first run alone; then, side by side, the warm workers' runs and, for a program that lowering
+    # will start from, the tracker's run, which the search waits for; then the check's second run (reading what
+    # the first compiled, unless on a batch's pool: side by side with the first, both compiled all of it, a Flax
+    # program's pair 16 s on two cores) beside the search, in an interpreter that imports jax from the start at
+    # the lowest priority. Not for a flaky program (its N of M runs go side by side), one with local modules (the
+    # merged one runs first), or where runs of one program must not overlap (--allow-write, no sandbox).
+    overlapped = (owned or workers is not None) and not options.flaky and merge.source is None and judge.side_by_side > 1
     reader = dataclasses.replace(independent, reads_cache=cache_dir) if overlapped else independent
     timeout = options.timeout or INITIAL_TIMEOUT
     pending: Pending | None = None
@@ -328,9 +328,9 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
                    if owned else None)
         try:
             if overlapped:
-                ahead = reader.prepare(preload) if (preload := preloadable(program.source)) else None
-                original, pending = judge.begin_check(program.source, reader, timeout, program.name, filler=filler,
-                                                      after=urgent_done, ahead=ahead)
+                ahead = second_run(kept, reader, program.path, program.source)
+                original, pending = judge.begin_check(program.source, reader, timeout, program.name,
+                                                      filler=filler or fresh, after=urgent_done, ahead=ahead)
                 note = merge.note
             else:
                 original = judge.check_original(program.source, independent, timeout, program.name,

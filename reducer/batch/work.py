@@ -9,7 +9,8 @@ from pathlib import Path
 
 from reducer import api
 from reducer.batch.inputs import file_hash, read_bytes
-from reducer.execution.fresh import Executor
+from reducer.execution.ahead import Ahead
+from reducer.execution.fresh import Executor, ForkServer
 from reducer.execution.pool import PoolExecutor
 from reducer.judging.checks import CHECK_RUNS, INITIAL_TIMEOUT, InputError
 from reducer.judging.criterion import Criterion
@@ -34,14 +35,17 @@ def status_of(err: InputError) -> Status:
 
 
 def reduce_file(root: Path, out: Path, rel: str, data: bytes, setup: Setup, workers: PoolExecutor | None,
-                on_progress: Callable[[Progress], None]) -> FileRecord:
-    """Reduce one repro to ``out/rel``; a record of the result or of why there is none."""
+                on_progress: Callable[[Progress], None], forks: ForkServer | None = None,
+                kept: Ahead | None = None) -> FileRecord:
+    """Reduce one repro to ``out/rel``; a record of the result or of why there is none. ``forks`` and
+    ``kept``: what the caller keeps or started ahead for the runs of files like this one (api.reduce_with's)."""
     started = time.perf_counter()
     sha256 = file_hash(data)
     output = out / rel
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        result = api.reduce_with(root / rel, setup, output=str(output), workers=workers, on_progress=on_progress)
+        result = api.reduce_with(root / rel, setup, output=str(output), workers=workers, forks=forks,
+                                 on_progress=on_progress, kept=kept)
     except InputError as err:
         output.unlink(missing_ok=True)  # a stale result of an earlier version of this file
         return bad_record(rel, sha256, status_of(err), str(err), time.perf_counter() - started)

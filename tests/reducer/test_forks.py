@@ -17,7 +17,7 @@ import pytest
 
 from reducer.execution import proctree
 from reducer.execution.environment import Preload
-from reducer.execution.fresh import Cancelled, ForkServer, FreshExecutor, fork_server
+from reducer.execution.fresh import Cancelled, ForkServer, FreshExecutor, Prepared, fork_server
 from reducer.execution.outcome import Kind
 from reducer.judging.checks import ends_alike
 from reducer.judging.criterion import Criterion
@@ -247,3 +247,46 @@ def test_a_pools_first_template_is_forked_from_the_server_and_a_restart_starts_a
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
+
+
+def test_a_batch_keeps_its_server_for_a_directorys_files_and_prepares_each_files_check(tmp_path, pool,
+                                                                                       monkeypatch):
+    """A batch keeps its fork server from one file to the next of the same directory, and starts each file's
+    second check interpreter while the file before it reduces (execution.ahead.Ahead): one `import jax` of a server
+    for all of a directory's files, none on a later file's critical path, the same results, and nothing left
+    running once the batch is over."""
+    from reducer.batch import FileStarted, reduce_dir
+    from reducer.reports.records import Status
+    from reducer.search.passes import statement_passes
+
+    files_started: list[str] = []
+    servers: list[ForkServer] = []
+    prepared: list[tuple[str, int]] = []  # the directory of each interpreter started ahead, and when
+    init, prepare = ForkServer.__init__, Prepared.__init__
+    monkeypatch.setattr(ForkServer, "__init__", lambda self, *args: servers.append(self) or init(self, *args))
+    pids: list[int] = []
+
+    def prepared_and_seen(self, executor, *args):
+        prepared.append((executor.sys_path, len(files_started)))
+        prepare(self, executor, *args)
+        pids.append(self._proc.pid)
+    monkeypatch.setattr(Prepared, "__init__", prepared_and_seen)
+    root = tmp_path / "repros"
+    (root / "more").mkdir(parents=True)
+    program = "import jax.numpy as jnp\n\nx = jnp.ones(3)\ny = x + 1\njnp.ones((2, 3)) @ jnp.ones((4, 5))\n"
+    for name in ("a.py", "b.py", "more/c.py"):
+        (root / name).write_text(program)
+    (root / "c.py").write_text("x = 2\nimport jax.numpy as jnp\n\njnp.ones((x, 3)) @ jnp.ones((4, 5))\n")  # none
+    report = reduce_dir(root, tmp_path / "out", jobs=2, passes=statement_passes(), workers=pool,
+                        on_event=lambda e: isinstance(e, FileStarted) and files_started.append(e.path))
+    names = ["a.py", "b.py", "c.py", "more/c.py"]
+    assert files_started == names
+    assert [(r.path, r.status) for r in report.files] == [(name, Status.REDUCED) for name in names]
+    assert [s.sys_path for s in servers] == [str(root), str(root / "more")]  # c.py's runs: interpreters
+    assert servers[0].forks == 6  # a.py's and b.py's first check and confirmation (fresh, as the user)
+    # a.py's check started its own; b.py's was started during a.py, more/c.py's during c.py (c.py: none).
+    assert prepared == [(str(root), 1), (str(root), 1), (str(root / "more"), 3)]
+    outputs = {name: (tmp_path / "out" / name).read_text() for name in ("a.py", "b.py", "more/c.py")}
+    assert len(set(outputs.values())) == 1
+    assert outputs["a.py"].endswith("\nimport jax.numpy as jnp\njnp.ones((2, 3)) @ jnp.ones((4, 5))\n")
+    assert live([s.pid for s in servers] + pids) == []
