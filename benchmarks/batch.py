@@ -3,6 +3,7 @@
     python benchmarks/batch.py                       # triage, then reduce with statement passes
     python benchmarks/batch.py --mode triage
     python benchmarks/batch.py --mode reduce --passes all
+    python benchmarks/batch.py --mode reduce --programs 8   # the first 8 programs and their minimals only
     python benchmarks/batch.py --work /tmp/bench   # keep outputs there; a rerun resumes the reduction
     python benchmarks/batch.py --work /tmp/bench --from-reports   # results from the reports there, no runs
 
@@ -27,8 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import jax  # noqa: E402  (only for its version in the report)
-
+from benchmarks.stamp import commit, versions  # noqa: E402
 from reducer.batch import reduce_dir, triage_dir  # noqa: E402
 from reducer.search.passes import default_passes, statement_passes  # noqa: E402
 from reducer.batch.progress import LogDisplay  # noqa: E402
@@ -70,9 +70,13 @@ def row(mode: str, report: Report) -> Row:
                sum(r.tokens_after for r in bucketed))
 
 
+PROGRAMS = 0  # --programs: the first N of the corpus (0: all)
+
+
 def program_count() -> int:
-    """Programs in the corpus: each ``NN_name.py`` beside its ``NN_name.min.py``."""
-    return sum(1 for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
+    """Programs in the corpus (or the --programs measured): each ``NN_name.py`` beside its ``NN_name.min.py``."""
+    every = sum(1 for p in CORPUS.glob("*.py") if not p.name.endswith(".min.py"))
+    return min(every, PROGRAMS) if PROGRAMS else every
 
 
 def table(rows: list[Row]) -> str:
@@ -102,9 +106,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--results", default=str(HERE / "batch-results.md"))
     parser.add_argument("--work", help="keep the corpus copy and outputs here (a rerun resumes the reduction)")
+    parser.add_argument("--programs", type=int, default=0,
+                        help="only the corpus' first N programs and their minimals (default: all)")
     parser.add_argument("--from-reports", action="store_true",
                         help="run nothing: tabulate the reports an earlier (perhaps interrupted) run left in --work")
     args = parser.parse_args()
+    global PROGRAMS
+    PROGRAMS = args.programs
     if args.from_reports:
         if not args.work:
             parser.error("--from-reports needs --work")
@@ -114,6 +122,10 @@ def main() -> None:
     corpus = work / "corpus"
     if not corpus.exists():
         shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("__pycache__"))
+        programs = sorted(p for p in corpus.glob("*.py") if not p.name.endswith(".min.py"))
+        for extra in programs[args.programs:] if args.programs else []:
+            extra.unlink()
+            (corpus / (extra.stem + ".min.py")).unlink(missing_ok=True)
     rows, details = [], []
     try:
         if args.mode in ("triage", "both"):
@@ -145,7 +157,7 @@ def tabulate_reports(args: argparse.Namespace) -> None:
     """Rows from the report.json files of an earlier run; an interrupted reduction reports the files it
     finished (its report is written on Ctrl-C too)."""
     rows, details = [], []
-    total = len(list(CORPUS.glob("*.py")))
+    total = 2 * program_count()
     for mode, sub in (("triage", "triage"), (f"reduce ({args.passes})", "reduced")):
         path = Path(args.work) / sub / "report.json"
         if path.exists():
@@ -165,11 +177,10 @@ def write_results(args: argparse.Namespace, rows: list[Row], details: list[tuple
         "`" + " ".join(["python", "benchmarks/batch.py", *sys.argv[1:]]) + "`"
         + (" (tabulates the reports that an earlier `python benchmarks/batch.py --work ...` run left there)"
            if args.from_reports else ""), "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"jax {jax.__version__}; {now}; --jobs {args.jobs}. The machine was shared with other work, so the times "
-        "are an upper bound.", "",
+        f"Commit {commit()}; {versions()}; {platform.machine()}, {os.cpu_count()} cores; {now}; --jobs {args.jobs}.", "",
         f"{2 * program_count()} files: {program_count()} programs and their hand-written minimal versions, so a "
-        f"perfect bucketing gives {program_count()} buckets of 2. Triage runs each file twice on the warm pool; "
+        f"perfect bucketing gives {program_count()} buckets of 2 for them; the files of the corpus' multi-file "
+        "programs (its directories) are in the batch too. Triage runs each file twice on the warm pool; "
         "reduction checks each original twice and confirms each result in fresh interpreters, on one shared pool.", "",
         table(rows), "",
     ]
