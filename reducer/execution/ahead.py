@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from reducer.execution import platform
 from reducer.execution.environment import Preload, preloadable
-from reducer.execution.fresh import ForkServer, FreshExecutor, Prepared
+from reducer.execution.fresh import ForkServer, FreshExecutor, Prepared, forkable
 
 
 class Ahead:
@@ -30,8 +29,8 @@ class Ahead:
         The server stays this object's until :meth:`close`: the reduction that takes it must not end it."""
         if self._server is not None and self._server.serves(executor, source):
             return self._server
-        preload = preloadable(source)
-        if preload is None or not platform.LINUX:
+        preload = forkable(source)
+        if preload is None:
             return None  # (the server stays for the files after this one)
         if self._server is not None:
             self._server.close()

@@ -460,6 +460,14 @@ class ForkServer:
         shutil.rmtree(self._workdir, ignore_errors=True)
 
 
+def forkable(source: str) -> Preload | None:
+    """What a :class:`ForkServer` for runs of ``source`` would import first; None where none can serve them:
+    a program that does something else first, or off Linux (forking a process that imported jax is what the
+    warm pool does, on Linux alone)."""
+    preload = preloadable(source)
+    return preload if platform.LINUX else None
+
+
 @contextlib.contextmanager
 def fork_server(executor: FreshExecutor, source: str, ahead: ForkServer | None = None) -> Iterator[ForkServer | None]:
     """A :class:`ForkServer` for runs of ``source`` and of programs that start as it does, under
@@ -470,8 +478,8 @@ def fork_server(executor: FreshExecutor, source: str, ahead: ForkServer | None =
     if ahead is not None and ahead.serves(executor, source):
         yield ahead
         return
-    preload = preloadable(source)
-    if preload is None or not platform.LINUX:
+    preload = forkable(source)
+    if preload is None:
         yield None
         return
     server = ForkServer(executor, preload)
