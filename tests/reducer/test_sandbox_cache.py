@@ -69,7 +69,10 @@ raise ValueError(" ".join(found))
 
 
 def snapshot(directory: str) -> dict[str, str]:
-    return {name: hashlib.sha256(Path(directory, name).read_bytes()).hexdigest() for name in os.listdir(directory)}
+    # A zygote stores in the background, through a part file renamed into place: a part seen while it is being
+    # written is not an entry (whether parts are left behind is asserted where the pool has settled).
+    return {name: hashlib.sha256(Path(directory, name).read_bytes()).hexdigest() for name in os.listdir(directory)
+            if not (name.startswith(".jax-reduce-") and name.endswith(".tmp"))}
 
 
 def run(executor, source: str):
