@@ -5,6 +5,7 @@ killing what a run left behind. Candidate-side: imports only the standard librar
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from collections.abc import Iterator
@@ -108,3 +109,12 @@ def memory_total() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 0
+
+
+def share_heap_with_forks() -> None:
+    """Move every object this process holds now into the collector's permanent generation (``gc.freeze``),
+    before it forks children that run programs: their collections then skip the objects ``import jax`` made,
+    and do not write to (and so copy) the pages those share with this process. A forked child's normal exit
+    took 0.23-0.34 s here without it and 0.08 s with it; a full collection in one, 50-60 ms. What is frozen
+    stays alive, as the module-level state of an import does anyway."""
+    gc.freeze()

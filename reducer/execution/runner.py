@@ -237,6 +237,7 @@ def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_pat
     _say(Ready(unsafe, ()))
     if unsafe:
         os._exit(0)
+    proctree.share_heap_with_forks()
     children: set[int] = set()
     pending = b""
     while True:

@@ -190,6 +190,7 @@ def _preload(preload: list[str], sys_path: str, cache_dir: str, sandbox: Sandbox
     unsafe = jaxcompat.backend_started() or threading.active_count() > 1  # (the watcher is gone by now)
     if sys_path:
         sys.path.remove(sys_path)
+    proctree.share_heap_with_forks()  # (the zygotes' too: theirs is this heap)
     return Ready(unsafe, tuple(skipped))
 
 
