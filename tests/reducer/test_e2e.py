@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import threading
 from pathlib import Path
@@ -15,10 +14,10 @@ from reducer.execution.fresh import FreshExecutor
 from reducer.search.passes import default_passes, statement_passes
 from reducer.judging.signature import Signature
 from reducer.program.provenance import header_of
+from tests.test_docs import readme_program
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 PROGRAMS = sorted(DATA.glob("e2e_*.py"))
-README = DATA.parent.parent / "README.md"
 
 
 # (program, passes, largest accepted fraction of the original's tokens): statement removal alone (the
@@ -77,5 +76,4 @@ def test_result_bytes_do_not_depend_on_jobs_the_example_at_one_job_is_the_quick_
     shutil.copy(DATA.parent.parent / "examples" / "train_mlp.py", program)
     reduce(program, output=str(tmp_path / "one.py"), jobs=1)
     written = (tmp_path / "one.py").read_text()
-    block = re.search(r"```python\n(# Reduced by jax-reduce .*?)```", README.read_text(), re.DOTALL).group(1)
-    assert written[len(header_of(written)):] == block[len(header_of(block)):]
+    assert written[len(header_of(written)):] == readme_program()
