@@ -257,7 +257,8 @@ def _assert_no_node_twice(module: cst.Module) -> None:
     module.visit(_Once())
 
 
-@pytest.mark.parametrize("program", ["14_cond_branch_shape", "04_vit_pos_embed", "47_batchnorm_state_leak"])
+@pytest.mark.parametrize("program", ["14_cond_branch_shape", "04_vit_pos_embed", "47_batchnorm_state_leak",
+                                     "05_fire_relax_scan"])  # the last imports typing
 def test_inlining_finds_dead_definitions_like_the_cleanup_pass(program):
     # Python's parser answers "read nowhere" without libcst's scope analysis; the answer must match it.
     from reducer.search.passes import InlinePass
@@ -284,6 +285,9 @@ def test_inlining_finds_dead_definitions_like_the_cleanup_pass(program):
     ('class Foo:\n    pass\nx: "list[Foo]" = []\n', []),
     ('import typing\nclass Foo:\n    pass\ny = typing.cast("Foo", 1)\n', []),  # and by typing's cast
     ('class Foo:\n    pass\nprint("Foo", {"Foo": 1}["Foo"])\n', ["Foo"]),  # other strings read nothing
+    ('from typing import List\nclass Foo:\n    pass\nxs: List = List["Foo"]\n', []),  # typing's subscripts
+    ('from typing import TypeVar as V\nclass Foo:\n    pass\nT = V("T", bound="Foo")\n', []),
+    ('from typing import NamedTuple\nclass Foo:\n    pass\nprint({"Foo": 1}["Foo"], [f"{1}"][0])\n', ["Foo"]),
 ])
 def test_strings_read_a_name_where_libcst_reads_them(source, dead):
     from reducer.search.passes import definitions

@@ -92,7 +92,7 @@ def unused_definitions_of(module: cst.Module, names: set[str]) -> Sequence[Edit]
     if not names:
         return []
     code = module.code
-    if any(name in _SCOPE_NAMES for name in names) or _unsure(pysource.parse(code), names, "typing" in code):
+    if any(name in _SCOPE_NAMES for name in names) or _unsure(pysource.parse(code), names):
         return [edit for edit in unused_definitions(module) if defines(edit.node, names)]
     top = symtable.symtable(code, "<candidate>", "exec")
     used = {name: _binding_scopes(top, name) for name in names}
@@ -103,23 +103,64 @@ def unused_definitions_of(module: cst.Module, names: set[str]) -> Sequence[Edit]
 _SCOPE_NAMES = {"lambda", "listcomp", "setcomp", "dictcomp", "genexpr"}  # symbol tables of expressions
 
 
-def _unsure(tree: ast.Module, names: set[str], typing: bool) -> bool:
+def _unsure(tree: ast.Module, names: set[str]) -> bool:
     """Whether a name may be read where the symbol tables do not show it. libcst reads a string as code only
-    in an annotation or, with ``typing`` in the program, in typing's subscripts, casts and TypeVars: other
-    strings (messages, dict keys, docstrings) are no reads, and counting them sent most candidates of a
-    program with `params["embed"]` and a function `embed` to the slow analysis."""
+    in an annotation and in typing's subscripts and calls (:func:`_type_hint_strings`): other strings
+    (messages, dict keys, docstrings) are no reads. Counting them sent most candidates of a program with
+    `params["embed"]` and a function `embed` to the slow analysis, and every string of a program that
+    imports typing (`cfg["n_rbf"]` beside `from typing import NamedTuple`)."""
     annotations: list[ast.AST] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in names:
             return True
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del) and node.id in names:
             return True
-        if typing and _names_a(node, names):
-            return True
         annotation = getattr(node, "annotation", None) or getattr(node, "returns", None)
         if isinstance(node, (ast.arg, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)) and annotation:
             annotations.append(annotation)
-    return any(_names_a(node, names) for annotation in annotations for node in ast.walk(annotation))
+    strings = [node for annotation in annotations for node in ast.walk(annotation)]
+    return any(_names_a(node, names) for node in [*strings, *_type_hint_strings(tree)])
+
+
+_TYPING = ("typing", "typing_extensions")
+
+
+def _type_hint_strings(tree: ast.Module) -> list[ast.AST]:
+    """The strings libcst's scope analysis may read as code outside annotations: those whose nearest
+    enclosing subscript or call is one of typing's (`List["Model"]`, `cast("Model", x)`, `TypeVar("T",
+    bound="Model")`), a subscript or call of a name imported from typing or of an attribute of the module.
+    A superset of what libcst reads (it also resolves which typing names), so nothing it reads is missed; a
+    star import from typing makes every string one."""
+    names: set[str] = set()
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in _TYPING:
+            names.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name in _TYPING)
+    if "*" in names:
+        return list(ast.walk(tree))
+
+    def typing_(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in names
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+
+    found: list[ast.AST] = []
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)] if names or modules else []
+    while stack:  # a stack, not recursion: `1 + 1 + ...` nests as deep as it is long
+        node, reading = stack.pop()
+        if isinstance(node, ast.Subscript):
+            stack += [(node.value, reading), (node.slice, typing_(node.value))]
+        elif isinstance(node, ast.Call):
+            inside = typing_(node.func)
+            stack += [(node.func, reading), *((a, inside) for a in node.args),
+                      *((k.value, inside) for k in node.keywords)]
+        else:
+            if reading and isinstance(node, ast.Constant):
+                found.append(node)
+            stack += [(child, reading) for child in ast.iter_child_nodes(node)]
+    return found
 
 
 def _names_a(node: ast.AST, names: set[str]) -> bool:
