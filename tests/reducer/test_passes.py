@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import textwrap
 from pathlib import Path
@@ -94,6 +95,12 @@ def sources() -> list[tuple[str, str]]:
     return found
 
 
+@functools.cache
+def parsed(source: str) -> cst.Module:
+    """One tree a program for all the passes, as the engine shares it: libcst's trees are immutable."""
+    return cst.parse_module(source)
+
+
 def apply(pass_, source: str, pick) -> str:
     module = cst.parse_module(source)
     edits = pass_.edits(module)
@@ -105,7 +112,7 @@ def apply(pass_, source: str, pick) -> str:
 def test_every_candidate_parses(pass_, name, source):
     # Parses, not compiles: e.g. removing the binding of a `nonlocal` name is a compile-time error, which
     # the engine's compile() check rejects before anything runs.
-    module = cst.parse_module(source)
+    module = parsed(source)
     edits = pass_.edits(module)
     rng = random.Random(name)
     # Three random subsets and eight single edits per pass and program: about 400 cases in all (CI time).
