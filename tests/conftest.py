@@ -74,20 +74,22 @@ else:
 
 @pytest.fixture(scope="session")
 def make_repro_dir(tmp_path_factory, writable):
-    """A fresh copy of tests/data/batch (8 realistic repros of 5 bugs, a non-UTF-8 file, a syntax error,
-    a program that works) plus a flaky repro whose counter lives in ``writable``."""
+    """A fresh copy of tests/data/batch (6 realistic repros of 3 bugs, a non-UTF-8 file, a syntax error,
+    a program that works) plus, unless told otherwise, a flaky repro whose counter lives in ``writable``
+    (a batch then runs with ``allow_write=(writable,)``, which runs each file's checks one after another)."""
     import shutil
     from pathlib import Path
 
     data = Path(__file__).resolve().parent / "data" / "batch"
 
-    def make() -> Path:
+    def make(flaky: bool = True) -> Path:
         base = tmp_path_factory.mktemp("repros")
         root = base / "repros"
         shutil.copytree(data, root)
-        counter = writable / f"counter-{base.name}"
-        counter.write_text("0")
-        (root / "train" / "flaky_counter.py").write_text(FLAKY_REPRO.format(counter=str(counter)))
+        if flaky:
+            counter = writable / f"counter-{base.name}"
+            counter.write_text("0")
+            (root / "train" / "flaky_counter.py").write_text(FLAKY_REPRO.format(counter=str(counter)))
         return root
 
     return make
