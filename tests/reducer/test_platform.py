@@ -306,6 +306,7 @@ def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_o
     from pathlib import Path
 
     from reducer.api import reduce
+    from reducer.search.passes import statement_passes
 
     root = Path(__file__).resolve().parents[2]
     folder = tmp_path / "programs"
@@ -313,7 +314,8 @@ def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_o
     source = "import jax.numpy as jnp\nscale = 2.0\nx = jnp.ones((2, 3)) * scale\ny = jnp.ones((4, 3))\nprint(x @ y)\n"
     (folder / "prog.py").write_text(source)
     monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
-    result = reduce(str(folder / "prog.py"), output=str(tmp_path / "out.py"), jobs=2)
+    # (statement removal only: what the header says does not depend on how far the search goes)
+    result = reduce(str(folder / "prog.py"), output=str(tmp_path / "out.py"), jobs=2, passes=statement_passes())
     assert "\n# platform: cpu: cpu x 4\n" in result.source and result.original.platform_fact == "cpu: cpu x 4"
     from reducer.reports.issue import write_issue
 
@@ -329,7 +331,7 @@ def test_a_result_and_a_triage_report_say_where_the_original_computed_when_not_o
     assert (record["outcome"]["platform"], record["outcome"]["devices"]) == ("cpu", 4)
     assert (folder / "prog.py").read_text() == source
     monkeypatch.delenv("XLA_FLAGS")
-    plain = reduce(source, jobs=2)
+    plain = reduce(source, jobs=2, passes=statement_passes())
     assert "# platform:" not in plain.source and plain.original.platform_fact == "cpu: cpu x 1"
 
 
