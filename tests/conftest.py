@@ -2,42 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from reducer.execution.fresh import FreshExecutor
 from reducer.execution.pool import PoolExecutor
 from reducer.execution.sandbox import Sandbox
-
-
-_builders: list[subprocess.Popen] = []  # tests/install_envs.py, run on idle CPU time
-
-
-def pytest_collection_finish(session):
-    """Start building test_install's environments (tests/install_envs.py) on the CPU time the tests before it
-    leave idle, where the machine has such time to give (tests/idle_cpu.py); elsewhere the test builds them."""
-    from idle_cpu import at_idle_priority, idle_procs
-
-    if not any(Path(str(item.path)).name == "test_install.py" for item in session.items):
-        return
-    idle = idle_procs()
-    if idle:
-        script = str(Path(__file__).resolve().parent / "install_envs.py")
-        # Its output is not kept: a build that fails is built again by the test, which says why.
-        _builders.append(subprocess.Popen(at_idle_priority([sys.executable, script], idle), stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-
-
-def pytest_sessionfinish(session):
-    for builder in _builders:  # a run stopped early: an environment half built has no READY, and is built again
-        if builder.poll() is None:
-            os.killpg(builder.pid, signal.SIGKILL)
-        builder.wait()
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,7 @@
 
 For the oldest supported jax (pyproject.toml's lower bound, on this interpreter) and the newest (with the
 newest flax and optax, on Python 3.12 from pyenv), a real environment is built once and cached under
-``~/.cache/jax-reduce-tests/install`` (tests/install_envs.py, on idle CPU time from the session's start where
-the machine allows); then pip resolves the project's install into it (``--dry-run --report``,
+``~/.cache/jax-reduce-tests/install``; then pip resolves the project's install into it (``--dry-run --report``,
 so the environment stays as it is) and must install none of those packages. pip reads no configuration file
 (``PIP_CONFIG_FILE`` set to the null device): the machine's own pip.conf must not decide the result.
 """
@@ -12,15 +11,41 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-from install_envs import PIP_ENV, environment, lower_bound, newest, oldest
 from interpreters import python312
 
 ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path.home() / ".cache" / "jax-reduce-tests" / "install"
 PROTECTED = {"jax", "jaxlib", "numpy", "flax", "optax", "ml-dtypes", "ml_dtypes"}
+NEWEST = ("jax==0.12.0.1", "jaxlib==0.12.0.1", "flax==0.12.12", "optax==0.2.8")
+PIP_ENV = {**os.environ, "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+def lower_bound(package: str) -> str:
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (spec,) = [d for d in declared if re.match(rf"{package}\b(?![-_])", d)]
+    return re.search(r">=([\w.]+)", spec).group(1)
+
+
+
+def environment(name: str, python: str, packages: tuple[str, ...]) -> str:
+    """A cached environment made from ``python`` holding ``packages``; its interpreter's path."""
+    folder = CACHE / name
+    ready = folder / "READY"
+    if not ready.exists() or ready.read_text() != " ".join(packages):
+        subprocess.run([python, "-m", "venv", "--clear", str(folder)], check=True, timeout=300)
+        # --no-compile: nothing imports these packages, and compiling them is most of pip's time.
+        done = subprocess.run([str(folder / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile", *packages],
+                              capture_output=True, text=True, timeout=1200, env=PIP_ENV)
+        assert done.returncode == 0, done.stdout + done.stderr
+        ready.write_text(" ".join(packages))
+    return str(folder / "bin" / "python")
 
 
 def installed(python: str) -> dict[str, str]:
@@ -43,7 +68,7 @@ def would_install(python: str, target: str, tmp_path: Path) -> dict[str, str]:
 @pytest.mark.e2e
 @pytest.mark.skipif(python312() is None, reason="no Python 3.12 for the newest jax")
 def test_the_newest_jax_flax_and_optax_stay_as_they_are(tmp_path):
-    python = environment(*newest())
+    python = environment("newest-py312", python312(), NEWEST)
     before = installed(python)
     for target in (str(ROOT), f"{ROOT}[test,dask]"):
         planned = would_install(python, target, tmp_path)
@@ -55,11 +80,13 @@ def test_the_newest_jax_flax_and_optax_stay_as_they_are(tmp_path):
 
 @pytest.mark.e2e
 def test_the_oldest_supported_jax_stays_as_it_is(tmp_path):
-    assert lower_bound("jaxlib") == lower_bound("jax")
-    python = environment(*oldest())
+    oldest = lower_bound("jax")
+    assert lower_bound("jaxlib") == oldest
+    python = environment(f"oldest-py{sys.version_info[0]}{sys.version_info[1]}", sys._base_executable,
+                         (f"jax=={oldest}", f"jaxlib=={oldest}", f"numpy=={lower_bound('numpy')}"))
     before = installed(python)
     # The test extra brings flax, whose newest release may need a newer jax: the plain install and dask's.
     for target in (str(ROOT), f"{ROOT}[dask]"):
         planned = would_install(python, target, tmp_path)
         assert not PROTECTED & set(planned), (target, planned)
-    assert installed(python) == before and before["jax"] == lower_bound("jax")
+    assert installed(python) == before and before["jax"] == oldest
