@@ -182,8 +182,9 @@ def venv_seeing_this_environment(venv: Path) -> str:
 
     Not ``--system-site-packages``: that shows the *base* interpreter's packages, which in a virtual
     environment (CI's) hold no jax. A path line in a .pth file adds the directory without running the .pth
-    files in it, so this environment's own jax-reduce start-up line stays out of the new one."""
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    files in it, so this environment's own jax-reduce start-up line stays out of the new one. Without a pip of
+    its own (installing one costs 2-5 s): this environment's pip is seen there and installs into it."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     site_packages = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                    capture_output=True, text=True, check=True).stdout.strip()
