@@ -172,9 +172,16 @@ def _build(folder: Path, release: str, jaxlib: str, interpreter: Interpreter) ->
         shutil.rmtree(folder, ignore_errors=True)
         raise InstallError(f"cannot install jax {release} (jaxlib {jaxlib}) for Python {interpreter.version}: "
                            f"{_last_lines(done.stderr or done.stdout)}")
-    # Best effort: a release that does not import is a trial's outcome, not an install error.
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        subprocess.run([python, "-c", "import jax"], capture_output=True, timeout=QUERY_TIMEOUT,
-                       stdin=subprocess.DEVNULL, env=_bytecode_written())
-    listed = _pip(pip, "list", "--format=json", timeout=QUERY_TIMEOUT, target=target)  # for whoever looks inside
-    (folder / READY).write_text(listed.stdout)
+    # Best effort: a release that does not import is a trial's outcome, not an install error. The same
+    # interpreter first lists what the environment holds (as `pip list --format=json` would, without the second
+    # of pip's own start), written to READY for whoever looks inside; -I: not what the current directory holds.
+    listing = ("import importlib.metadata as m, json\n"
+               "print(json.dumps(sorted(({'name': d.metadata['Name'], 'version': d.version}"
+               " for d in m.distributions()), key=lambda p: p['name'].lower())), flush=True)\n"
+               "import jax\n")
+    try:
+        listed = subprocess.run([python, "-I", "-c", listing], capture_output=True, text=True, timeout=QUERY_TIMEOUT,
+                                stdin=subprocess.DEVNULL, env=_bytecode_written()).stdout
+    except subprocess.TimeoutExpired as err:
+        listed = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+    (folder / READY).write_text(listed.splitlines()[0] if listed else "[]")
