@@ -9,7 +9,6 @@ its release). pip runs with the user's own configuration (their index, proxy and
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import fcntl
 import importlib.metadata

@@ -39,7 +39,8 @@ def test_a_result_that_raises_but_never_exits_is_not_confirmed(tmp_path):
     original = fresh.run(ENDS, 60, threading.Event())
     assert original.kind is Kind.EXCEPTION and original.exc_type == "ValueError"
     assert ends_alike(original, as_user.run(ENDS, 60, threading.Event()))
-    index, disagreements = confirm([ENDS, NEVER_EXITS], Criterion(Signature()), original, NEVER_EXITS_WAIT, fresh, as_user)
+    index, disagreements = confirm([ENDS, NEVER_EXITS], Criterion(Signature()), original, NEVER_EXITS_WAIT, fresh,
+                                   as_user)
     assert (index, disagreements) == (0, 1)
 
 
