@@ -257,7 +257,7 @@ class _Confirmation:
     in a prepared interpreter (:func:`~reducer.execution.environment.preloadable`: a result usually keeps the
     import it starts with), their interpreters start (:class:`~reducer.execution.fresh.Prepared`: importing
     jax or the library imported first, at the lowest priority, while the search goes on), and again when that
-    import changes (heavy 07's result starts with `import optax`); ended on exit if unused."""
+    import changes; ended on exit if unused."""
 
     def __init__(self, decided: Decided):
         self._fresh, self._as_user = decided.fresh, decided.as_user
@@ -267,11 +267,11 @@ class _Confirmation:
 
     def consider(self, kept: str) -> None:
         """Start the interpreters if ``kept``, the search's newest program, could use them and those before not;
-        none where the reduction's fork server would run it (it imported the same package first)."""
+        none where the reduction's fork server would run it (:meth:`Preload.serves`: heavy 07's `import optax`)."""
         preload = preloadable(kept)
         if not isinstance(self._fresh, FreshExecutor) or preload is None or preload == self._preload:
             return
-        served = self._fresh.forks is not None and self._fresh.forks.preload == preload
+        served = self._fresh.forks is not None and self._fresh.forks.preload.serves(preload)
         if not served and self._starts == MAX_PREPARATIONS:
             return
         self._close()

@@ -13,13 +13,14 @@ import dataclasses
 import functools
 import importlib.metadata
 import importlib.util
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from reprokit import pysource
 
-__all__ = ["NEVER_LOCAL", "Finder", "distributions", "library_of", "local_module_files"]
+__all__ = ["NEVER_LOCAL", "Finder", "distributions", "library_of", "local_module_files", "requires_jax"]
 
 # Never local, even if a file of that name sits beside the program (the brief of issue 16, item 6).
 NEVER_LOCAL = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names) | {"jax", "jaxlib", "numpy"}
@@ -35,6 +36,22 @@ def library_of(module: str) -> str:
 def distributions(top: str) -> list[str]:
     """The installed distributions that provide the top-level package ``top`` (none for a local module)."""
     return _packages().get(top, [])
+
+
+_NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
+@functools.cache
+def requires_jax(library: str) -> bool:
+    """Whether an installed distribution providing ``library`` (a top-level package) requires jax itself,
+    not only for an extra: importing the library then imports jax (flax, optax, orbax)."""
+    for distribution in distributions(library):
+        for requirement in importlib.metadata.requires(distribution) or ():
+            name, _, marker = requirement.partition(";")
+            found = _NAME.match(name.strip())
+            if found and found.group().lower() == "jax" and "extra" not in marker:
+                return True
+    return False
 
 
 @functools.cache

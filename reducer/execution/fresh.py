@@ -372,9 +372,10 @@ class ForkServer:
 
     def takes(self, executor: FreshExecutor, source: str) -> bool:
         """Whether a run of ``source`` by ``executor`` may be forked here (its environment is checked when
-        asked, :meth:`fork`): the same interpreter and directory, and a program that starts as the server did."""
+        asked, :meth:`fork`): the same interpreter and directory, and a program that starts as the server did
+        (or with a library built on the jax it imported: :meth:`Preload.serves`)."""
         return (not self._gone and executor.python == self.python and executor.sys_path == self.sys_path
-                and preloadable(source) == self.preload)
+                and self.preload.serves(preloadable(source)))
 
     def serves(self, executor: FreshExecutor, source: str) -> bool:
         """Whether this server was started for runs of ``source`` by ``executor`` (or one like it): a server

@@ -16,6 +16,7 @@ from reducer.execution.outcome import Kind
 from reducer.judging.checks import confirm, ends_alike
 from reducer.judging.criterion import Criterion
 from reducer.judging.signature import Signature
+from reprokit.localmodules import requires_jax
 
 GRADIENT_OF_WHILE = """
 import jax, jax.numpy as jnp
@@ -247,6 +248,18 @@ def test_a_fresh_run_started_ahead_runs_one_program_of_its_directory_in_the_inte
 ])
 def test_preloadable(source, package):
     assert preloadable(source) == (Preload(package) if package else None)
+
+
+def test_a_jax_interpreter_serves_programs_that_import_a_library_built_on_jax_first():
+    """Flax and Optax require jax (their import imports it); rich and dill do not, and an environment prelude
+    must be the one the interpreter set before its import."""
+    assert [requires_jax(p) for p in ("optax", "flax", "rich", "dill", "numpy", "mymodel")] == [True, True] + [False] * 4
+    x64 = (("JAX_ENABLE_X64", "1"),)
+    assert Preload("jax").serves(Preload("optax")) and Preload("jax", x64).serves(Preload("flax", x64))
+    assert Preload("jax").serves(Preload("jax")) and Preload("optax").serves(Preload("optax"))
+    assert not any([Preload("jax").serves(Preload("rich")), Preload("jax").serves(Preload("flax", x64)),
+                    Preload("jax", x64).serves(Preload("optax")), Preload("optax").serves(Preload("jax")),
+                    Preload("flax").serves(Preload("optax")), Preload("jax").serves(None)])
 
 
 def test_an_environment_prelude_is_set_before_the_preloaded_import():

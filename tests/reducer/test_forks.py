@@ -123,6 +123,24 @@ def _children(server: ForkServer) -> list[int]:
     return children
 
 
+def test_a_program_that_imports_a_library_built_on_jax_first_is_forked(tmp_path, new_interpreters):
+    """A result that keeps its Optax call starts with `import optax`, which imports jax itself: a child of the
+    jax server runs it as a new interpreter does (the same failure, entered through optax); a library that does
+    not require jax (rich) is left to a new interpreter."""
+    source = "import optax\nimport jax.numpy as jnp\noptax.softmax_cross_entropy(jnp.ones((2, 3)), jnp.ones((4, 5)))\n"
+    with serving(tmp_path) as server:
+        for fields in ({}, dict(as_user=True, filename="prog.py")):
+            forked = _executor(server, **fields).run(source, 60, threading.Event())
+            assert new_interpreters == []
+            expected = FreshExecutor(sys_path=server.sys_path, **fields).run(source, 60, threading.Event())
+            assert new_interpreters == [1]
+            new_interpreters.clear()
+            assert forked.fresh and ends_alike(expected, forked) and forked.exc_type == "TypeError"
+            assert fields or (Criterion(Signature()).same(expected, forked) and forked.entry.startswith("optax"))
+        outcome = _executor(server).run("import rich\nimport jax\nraise ValueError(1)\n", 60, threading.Event())
+        assert (outcome.exc_type, new_interpreters) == ("ValueError", [1])
+
+
 def test_a_program_that_starts_otherwise_starts_a_new_interpreter(tmp_path, new_interpreters):
     with serving(tmp_path) as server:
         outcome = _executor(server).run("x = 1\nimport jax\nraise ValueError(x)\n", 60, threading.Event())
@@ -153,8 +171,9 @@ def test_a_closed_server_is_gone(tmp_path):
 
 
 def test_the_confirmation_starts_no_interpreters_for_a_result_the_server_runs(tmp_path):
-    """A kept program that starts as the original did is confirmed in children of the fork server; one that
-    starts with another package's import gets the confirmation's prepared interpreters, as before."""
+    """A kept program that starts as the original did, or with a library built on jax (optax), is confirmed in
+    children of the fork server; one that starts with another package's import gets the confirmation's prepared
+    interpreters, as before."""
     from types import SimpleNamespace
 
     from reducer.api import _Confirmation
@@ -167,8 +186,10 @@ def test_the_confirmation_starts_no_interpreters_for_a_result_the_server_runs(tm
             confirmation.consider("import jax\nx = 1\n")
             assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
             confirmation.consider("import optax\nimport jax\n")
+            assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
+            confirmation.consider("import rich\nimport jax\n")
             prepared = [confirmation.fresh, confirmation.as_user]
-            assert all(isinstance(p, Prepared) and p.preload == Preload("optax") for p in prepared)
+            assert all(isinstance(p, Prepared) and p.preload == Preload("rich") for p in prepared)
             confirmation.consider("import jax.numpy as jnp\n")  # back to the server's: the prepared ones end
             assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
             assert all(p._proc is None and not p._workdir.exists() for p in prepared)
@@ -186,7 +207,8 @@ def test_a_reduction_takes_the_server_started_ahead_for_its_program(tmp_path):
         assert server.serves(FreshExecutor(sys_path=str(tmp_path)), program.read_text())
         assert not server.serves(FreshExecutor(sys_path=str(tmp_path), env={"JAX_PLATFORMS": "cpu"}), SHAPES)
         assert not server.serves(FreshExecutor(sys_path=str(tmp_path / "other")), SHAPES)
-        assert not server.serves(FreshExecutor(sys_path=str(tmp_path)), "import optax\n")
+        assert server.serves(FreshExecutor(sys_path=str(tmp_path)), "import optax\n")  # (it imports jax)
+        assert not server.serves(FreshExecutor(sys_path=str(tmp_path)), "import rich\n")
         result = reduce(str(program), jobs=1, forks=server)
         # The first check, the pool's template, the confirmation's fresh run and its run as the user; the
         # reduction left its owner's server running.
