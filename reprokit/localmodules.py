@@ -44,7 +44,10 @@ _NAME = re.compile(r"[A-Za-z0-9._-]+")
 @functools.cache
 def requires_jax(library: str) -> bool:
     """Whether an installed distribution providing ``library`` (a top-level package) requires jax itself,
-    not only for an extra: importing the library then imports jax (flax, optax, orbax)."""
+    not only for an extra: importing the library then imports jax (flax, optax, orbax). Never for jax-reduce's
+    own packages: the tracker's must be imported before jax, to hook it."""
+    if library in ("reducer", "reprokit", "tracker"):
+        return False
     for distribution in distributions(library):
         for requirement in importlib.metadata.requires(distribution) or ():
             name, _, marker = requirement.partition(";")

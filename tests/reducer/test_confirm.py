@@ -253,7 +253,8 @@ def test_preloadable(source, package):
 def test_a_jax_interpreter_serves_programs_that_import_a_library_built_on_jax_first():
     """Flax and Optax require jax (their import imports it); rich and dill do not, and an environment prelude
     must be the one the interpreter set before its import."""
-    assert [requires_jax(p) for p in ("optax", "flax", "rich", "dill", "numpy", "mymodel")] == [True, True] + [False] * 4
+    assert ([requires_jax(p) for p in ("optax", "flax", "rich", "dill", "numpy", "mymodel", "tracker")]
+            == [True, True] + [False] * 5)  # (the tracker hooks jax as it is imported)
     x64 = (("JAX_ENABLE_X64", "1"),)
     assert Preload("jax").serves(Preload("optax")) and Preload("jax", x64).serves(Preload("flax", x64))
     assert Preload("jax").serves(Preload("jax")) and Preload("optax").serves(Preload("optax"))
