@@ -20,11 +20,13 @@ from typing import Any
 import libcst as cst
 
 from reducer.execution.ahead import Ahead, second_run
-from reducer.execution.fresh import Executor, ForkServer, FreshExecutor, Prepared, fork_server
+from reducer.execution.confirmation import Confirmation
+from reducer.execution.fresh import Executor, ForkServer, FreshExecutor, fork_server
 from reducer.execution.outcome import PROGRAM_SITE, Outcome
-from reducer.execution.environment import cpu_devices, preloadable, prelude
+from reducer.execution.environment import cpu_devices, prelude
 from reducer.execution.pool import PoolExecutor, Since, added_counts, new_cache_directory, top_level_imports
 from reducer.execution.sandbox import warn_unprotected
+from reducer.execution.tracking import DelayedServer
 from reducer.judging.checks import INITIAL_TIMEOUT, InputError, Pending, derive_timeout, run_once
 from reducer.judging.criterion import Criterion
 from reducer.judging.flaky import Repeated
@@ -144,9 +146,14 @@ def _reduce_with(path_or_source: str | os.PathLike[str] | cst.Module, setup: Set
         fresh = FreshExecutor(sys_path=program.directory, env=options.platform_env())
         forks = stack.enter_context(fork_server(fresh, program.source, ahead) if options.flaky is None
                                     else contextlib.nullcontext())
-        with judged(program, setup, workers, merge, forks, kept) as judge, cpu_first(program, setup, judge) as cpu:
+        # For the tracker's run that lowering may start from: it imports jax during the first check.
+        tracking = DelayedServer(fresh) if workers is None and _may_lower(options, program.source) else None
+        if tracking is not None:
+            stack.callback(tracking.close)
+        with (judged(program, setup, workers, merge, forks, kept, tracking) as judge,
+              cpu_first(program, setup, judge) as cpu):
             checked = time.perf_counter()
-            confirmation = stack.enter_context(_Confirmation(judge))
+            confirmation = stack.enter_context(Confirmation(judge.fresh, judge.as_user))
             after_check = _AfterCheck(keep, judge.checking)
 
             def kept(source: str) -> None:
@@ -243,66 +250,22 @@ class Decided:
     def confirm(self, history: list[str], fresh: Executor | None = None,
                 as_user: Executor | None = None) -> tuple[int, int]:
         """The newest program of ``history`` that fresh interpreters confirm, and how many runs disagreed;
-        ``fresh`` and ``as_user``, if given, stand for this record's (:class:`_Confirmation`'s)."""
+        ``fresh`` and ``as_user``, if given, stand for this record's (:class:`~reducer.execution.confirmation.Confirmation`'s)."""
         return self.judge.confirm(history, self.original, self.fresh_timeout,
                                   fresh if fresh is not None else self.fresh,
                                   as_user if as_user is not None else self.as_user)
 
 
-MAX_PREPARATIONS = 3  # times a confirmation's interpreters start, as the kept programs' first import changes
-
-
-class _Confirmation:
-    """The final confirmation's executors (fresh, as the user). Once the search keeps a program that could run
-    in a prepared interpreter (:func:`~reducer.execution.environment.preloadable`: a result usually keeps the
-    import it starts with), their interpreters start (:class:`~reducer.execution.fresh.Prepared`: importing
-    jax or the library imported first, at the lowest priority, while the search goes on), and again when that
-    import changes; ended on exit if unused."""
-
-    def __init__(self, decided: Decided):
-        self._fresh, self._as_user = decided.fresh, decided.as_user
-        self.fresh: Executor = decided.fresh
-        self.as_user: Executor | None = decided.as_user
-        self._preload, self._starts = None, 0  # what the interpreters started last do first, and how often
-
-    def consider(self, kept: str) -> None:
-        """Start the interpreters if ``kept``, the search's newest program, could use them and those before not;
-        none where the reduction's fork server would run it (:meth:`Preload.serves`: heavy 07's `import optax`)."""
-        preload = preloadable(kept)
-        if not isinstance(self._fresh, FreshExecutor) or preload is None or preload == self._preload:
-            return
-        served = self._fresh.forks is not None and self._fresh.forks.preload.serves(preload)
-        if not served and self._starts == MAX_PREPARATIONS:
-            return
-        self._close()
-        self._preload, self.fresh, self.as_user = preload, self._fresh, self._as_user
-        if served:
-            return
-        self._starts += 1
-        self.fresh = self._fresh.prepare(preload)
-        if isinstance(self._as_user, FreshExecutor):
-            self.as_user = self._as_user.prepare(preload)
-
-    def __enter__(self) -> _Confirmation:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._close()
-
-    def _close(self) -> None:
-        for executor in (self.fresh, self.as_user):
-            if isinstance(executor, Prepared):
-                executor.close()
-
-
 @contextlib.contextmanager
 def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
-           merge: Merge = Merge(None), forks: ForkServer | None = None, kept: Ahead | None = None) -> Iterator[Decided]:
+           merge: Merge = Merge(None), forks: ForkServer | None = None, kept: Ahead | None = None,
+           tracking: DelayedServer | None = None) -> Iterator[Decided]:
     """Check the original in fresh interpreters (starting the warm workers meanwhile) and decide where and
     for how long candidates run; the workers this starts are closed on exit. With a ``merge`` of the
     program's local modules, the merged program is run too and replaces the original if it fails the same way.
     With ``forks``, the check's first run and the confirmation's are forked there; its other runs have their own
-    interpreters (``kept``'s, in a batch), so that whether the program fails alike is judged on runs sharing nothing."""
+    interpreters (``kept``'s, in a batch), so that whether the program fails alike is judged on runs sharing nothing.
+    With ``tracking`` (:class:`~reducer.execution.tracking.DelayedServer`), the tracker's run is forked there."""
     options, judge = setup.options, setup.judge
     fresh = FreshExecutor(sys_path=program.directory, check=setup.criterion.check, sandbox=setup.sandbox,
                           env=options.platform_env(), forks=forks)
@@ -348,7 +311,13 @@ def judged(program: Program, setup: Setup, workers: PoolExecutor | None,
             raise
     lowered: Pending | None = None
     try:
-        lowered = _lowering_first(program.source, options, reader, original) if overlapped else None
+        server = tracking.settle() if tracking is not None else None
+        lowered = _lowering_first(program.source, options, dataclasses.replace(reader, forks=server),
+                                  original) if overlapped else None
+        if server is not None and lowered is not None:
+            lowered.when_done(server.close)  # (its one run over: it ends, its memory freed)
+        elif server is not None:
+            server.close()
         try:
             decided = _decide(program, setup, original, fresh, pool)
         except InputError:
@@ -378,6 +347,11 @@ def _lowers(options: Options, original: Outcome) -> bool:
     the result must keep (a repro is JAX alone: the criterion would reject it, after a tracker's run)."""
     keeps = options.interesting is None and options.signature.keeps_library(original)
     return options.passes is None and options.flaky is None and not keeps
+
+
+def _may_lower(options: Options, source: str) -> bool:
+    """Whether lowering may start from ``source``, as far as is known before its first run (:func:`_lowers`)."""
+    return options.passes is None and options.flaky is None and options.pool and bool(libraries(source))
 
 
 def _lowering_first(source: str, options: Options, reader: FreshExecutor, original: Outcome) -> Pending | None:

@@ -38,7 +38,8 @@ CANDIDATE_FILENAME = "candidate.py"
 _BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
               "sys.path.pop(0); runner.{entry}(prepared={prepared!r}, environ={environ!r})")
 _SERVER_BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from reducer.execution import runner; "
-                     "sys.path.pop(0); runner.serve_forks({package!r}, {environ!r}, {sys_path!r}, {parent})")
+                     "sys.path.pop(0); runner.serve_forks({package!r}, {environ!r}, {sys_path!r}, {parent}, {then!r}, "
+                     "{lowest!r})")
 SCRATCH_FILE_LIMIT = 16 * 2**20  # files of the program's folder larger than this are not copied for a user run
 SETUP_TRIES = 3  # runs whose sandbox set-up failed (nothing ran) before the reduction gives up
 
@@ -340,15 +341,20 @@ class ForkServer:
     take starts a new interpreter as usual; so does one whose server went meanwhile (it is not judged). The pool's
     first template is forked here too, where its environment is the server's (pool.PoolExecutor's ``forks``)."""
 
-    def __init__(self, executor: FreshExecutor, preload: Preload):
+    def __init__(self, executor: FreshExecutor, preload: Preload, then: tuple[str, ...] = (), spare: bool = False):
+        # ``then``: modules imported after the package, where every program served does that next; ``spare``: the
+        # server imports on CPU time nothing else wants, and a run asked of it before it is ready is not forked
+        # (tracking_server).
         self.preload, self.python, self.sys_path, self.env = preload, executor.python, executor.sys_path, executor.env
+        self._spare = spare
         self._workdir = Path(scratch.make())
         env = candidate_env({"HOME": str(self._workdir), "TMPDIR": str(self._workdir), **executor.env})
         self._essential = _essential(env)
         for variable in PER_RUN_ENV:
             env.pop(variable, None)  # jax's import-time settings among them: each run sets its own
         bootstrap = _SERVER_BOOTSTRAP.format(package=preload.package, environ=preload.environ,
-                                             sys_path=executor.sys_path, parent=os.getpid())
+                                             sys_path=executor.sys_path, parent=os.getpid(), then=then,
+                                             lowest=spare)
         self._ready, self._usable, self._gone = threading.Event(), False, False
         self._forked: queue.Queue[int] = queue.Queue()
         self.forks = 0  # runs forked so far
@@ -391,6 +397,9 @@ class ForkServer:
         if self._gone or essential not in (self._essential, {**self._essential, **dict(self.preload.environ)}):
             return None
         while not self._ready.wait(0.02):
+            if self._spare:  # not ready in time: of no more use, it takes no more CPU time
+                self.close()
+                return None
             if cancel.is_set():
                 raise Cancelled()
             if time.perf_counter() > deadline:

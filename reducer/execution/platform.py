@@ -225,6 +225,17 @@ def lowest_priority() -> None:
         pass
 
 
+def sessions_share_alike() -> bool:
+    """Whether Linux's autogroups are on: each session is a scheduling group of its own, which gets its share
+    of the CPU whatever the nice values inside it (a process of the lowest priority that starts a new session
+    then runs beside others at the normal one)."""
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return f.read().strip() == "1" and os.path.exists("/proc/self/autogroup")
+    except OSError:
+        return False
+
+
 def become_subreaper() -> bool:
     """Adopt the orphans of this process's descendants (setsid'd daemons included), so they can be found."""
     try:

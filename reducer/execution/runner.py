@@ -203,34 +203,40 @@ def await_program(package: str, environ: tuple[tuple[str, str], ...] = ()) -> No
         os._exit(0)
 
 
-def import_first(package: str, environ: tuple[tuple[str, str], ...]) -> None:
-    """Set ``environ`` (a program's environment prelude) and import ``package``, as the program would first;
-    exit with :data:`PREPARED_UNUSABLE` if the import fails (the program then runs where it fails as for the
-    user). What a prepared interpreter and a fork server do before their programs exist."""
+def import_first(package: str, environ: tuple[tuple[str, str], ...], then: tuple[str, ...] = ()) -> None:
+    """Set ``environ`` (a program's environment prelude) and import ``package``, then the modules ``then``, as
+    the program would first; exit with :data:`PREPARED_UNUSABLE` if an import fails (the program then runs
+    where it fails as for the user). What a prepared interpreter and a fork server do before their programs
+    exist."""
     os.environ.update(environ)
     try:
-        importlib.import_module(package)
+        for module in (package, *then):
+            importlib.import_module(module)
     except BaseException:  # noqa: BLE001 - whatever stops the import, the program's own import meets it too
         os._exit(PREPARED_UNUSABLE)
 
 
 def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_path: str = "",
-                parent: int = 0) -> None:
+                parent: int = 0, then: tuple[str, ...] = (), lowest: bool = False) -> None:
     """Entry point of a fork server (``fresh.ForkServer``): a fresh interpreter that sets ``environ`` (the
     program's environment prelude) and imports ``package`` with the program's directory first on
-    ``sys.path``, as a fresh run's interpreter would before the program's first import, then forks one child
+    ``sys.path`` (then the modules ``then``), as a fresh run's interpreter would before the program's first
+    import (or, with ``then``, its first acts), then forks one child
     per :class:`Fork` on stdin. Each child becomes what a new interpreter for that run would be at that point
     (:func:`_become`) and runs it (:func:`main`, :func:`main_as_user`), so the runs pay no interpreter start
     or import. It answers :class:`Ready` (``unsafe`` if the import started threads or a backend, which do not
     survive fork: it then exits), :class:`Forked` per child, in the order asked, and :class:`Reaped` as each
     ends; it exits when the reducer hangs up, with :data:`PREPARED_UNUSABLE` if the import failed, and at once
-    where its reducer (``parent``) is gone already (it died before this process could ask to die with it)."""
+    where its reducer (``parent``) is gone already (it died before this process could ask to die with it).
+    ``lowest``: it runs at the lowest priority (its children, each in a session of its own, at their share)."""
     platform.die_with_parent()
+    if lowest:
+        platform.lowest_priority()
     if parent and os.getppid() != parent:
         os._exit(0)
     if sys_path:
         sys.path.insert(0, sys_path)
-    import_first(package, environ)
+    import_first(package, environ, then)
     if sys_path:
         sys.path.remove(sys_path)  # each run puts it where its entry point does
     unsafe = jaxcompat.backend_started() or threading.active_count() > 1

@@ -299,13 +299,11 @@ def test_the_confirmations_interpreters_follow_the_kept_programs_first_import(tm
     """They start with the first kept program that imports jax or a library first, start again when a later
     kept program starts with another package's import (a result keeping its Optax call), at most
     MAX_PREPARATIONS times, and end with the confirmation."""
-    from types import SimpleNamespace
-
-    from reducer.api import MAX_PREPARATIONS, _Confirmation
+    from reducer.execution.confirmation import MAX_PREPARATIONS, Confirmation
 
     fresh = FreshExecutor(sys_path=str(tmp_path))
     as_user = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py")
-    with _Confirmation(SimpleNamespace(fresh=fresh, as_user=as_user)) as confirmation:
+    with Confirmation(fresh, as_user) as confirmation:
         confirmation.consider("x = 1\nimport jax\n")  # acts first: none
         assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
         confirmation.consider("import jax\nx = 1\n")

@@ -174,15 +174,13 @@ def test_the_confirmation_starts_no_interpreters_for_a_result_the_server_runs(tm
     """A kept program that starts as the original did, or with a library built on jax (optax), is confirmed in
     children of the fork server; one that starts with another package's import gets the confirmation's prepared
     interpreters, as before."""
-    from types import SimpleNamespace
-
-    from reducer.api import _Confirmation
+    from reducer.execution.confirmation import Confirmation
     from reducer.execution.fresh import Prepared
 
     with serving(tmp_path) as server:
         fresh = FreshExecutor(sys_path=str(tmp_path), forks=server)
         as_user = FreshExecutor(sys_path=str(tmp_path), as_user=True, filename="prog.py", forks=server)
-        with _Confirmation(SimpleNamespace(fresh=fresh, as_user=as_user)) as confirmation:
+        with Confirmation(fresh, as_user) as confirmation:
             confirmation.consider("import jax\nx = 1\n")
             assert (confirmation.fresh, confirmation.as_user) == (fresh, as_user)
             confirmation.consider("import optax\nimport jax\n")
