@@ -11,6 +11,7 @@ import atexit
 import builtins
 import dataclasses
 import importlib
+import importlib.machinery
 import os
 import select
 import sys
@@ -219,12 +220,11 @@ def import_first(package: str, environ: tuple[tuple[str, str], ...], then: tuple
 def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_path: str = "",
                 parent: int = 0, then: tuple[str, ...] = (), lowest: bool = False) -> None:
     """Entry point of a fork server (``fresh.ForkServer``): a fresh interpreter that sets ``environ`` (the
-    program's environment prelude) and imports ``package`` with the program's directory first on
-    ``sys.path`` (then the modules ``then``), as a fresh run's interpreter would before the program's first
-    import (or, with ``then``, its first acts), then forks one child
-    per :class:`Fork` on stdin. Each child becomes what a new interpreter for that run would be at that point
-    (:func:`_become`) and runs it (:func:`main`, :func:`main_as_user`), so the runs pay no interpreter start
-    or import. It answers :class:`Ready` (``unsafe`` if the import started threads or a backend, which do not
+    program's environment prelude) and imports ``package`` (then the modules ``then``), as a fresh run's
+    interpreter would before the program's first import (or, with ``then``, its first acts), then forks one
+    child per :class:`Fork` on stdin. Each child becomes what a new interpreter for that run would be at that
+    point (:func:`_become`) and runs it (:func:`main`, :func:`main_as_user`), so the runs pay no interpreter
+    start or import. It answers :class:`Ready` (``unsafe`` if the import started threads or a backend, which do not
     survive fork: it then exits), :class:`Forked` per child, in the order asked, and :class:`Reaped` as each
     ends; it exits when the reducer hangs up, with :data:`PREPARED_UNUSABLE` if the import failed, and at once
     where its reducer (``parent``) is gone already (it died before this process could ask to die with it).
@@ -234,12 +234,11 @@ def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_pat
         platform.lowest_priority()
     if parent and os.getppid() != parent:
         os._exit(0)
-    if sys_path:
-        sys.path.insert(0, sys_path)
+    # Imported without the program's folder on sys.path, where each run puts it: the server runs before any
+    # sandbox, and a module of the folder's that the import would have found first (a numpy.py beside the
+    # program) would run here unconfined. A server that imported a module of such a name forks no run.
     import_first(package, environ, then)
-    if sys_path:
-        sys.path.remove(sys_path)  # each run puts it where its entry point does
-    unsafe = jaxcompat.backend_started() or threading.active_count() > 1
+    unsafe = jaxcompat.backend_started() or threading.active_count() > 1 or shadows_imports(sys_path)
     _say(Ready(unsafe, ()))
     if unsafe:
         os._exit(0)
@@ -270,6 +269,19 @@ def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_pat
             if done:
                 children.discard(pid)
                 _say(Reaped(pid, os.waitstatus_to_exitcode(status)))
+
+
+def shadows_imports(directory: str) -> bool:
+    """Whether ``directory`` holds a module or regular package named as a top-level module this process
+    imported: first on ``sys.path`` for a run of a program there, it would have been imported instead."""
+    if not directory:
+        return False
+    names = {name.partition(".")[0] for name in list(sys.modules)} - {"__main__"}
+    for name in names:
+        spec = importlib.machinery.PathFinder.find_spec(name, [directory])
+        if spec is not None and spec.loader is not None:  # (a bare folder, a namespace portion, shadows nothing)
+            return True
+    return False
 
 
 def _say(message: Message) -> None:

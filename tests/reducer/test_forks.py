@@ -141,6 +141,20 @@ def test_a_program_that_imports_a_library_built_on_jax_first_is_forked(tmp_path,
         assert (outcome.exc_type, new_interpreters) == ("ValueError", [1])
 
 
+def test_a_server_imports_nothing_from_the_programs_folder(tmp_path, new_interpreters):
+    """The server runs before any sandbox: a numpy.py beside the program, which a run of the program imports
+    instead of NumPy, is never imported there (it would have run unconfined), and a server that imported a
+    module of that name forks no run: the program's run starts an interpreter of its own, sandboxed, where the
+    folder's numpy.py is what it gets."""
+    marker = tmp_path / "marker"
+    (tmp_path / "numpy.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nraise ImportError('local numpy')\n")
+    with fork_server(FreshExecutor(sys_path=str(tmp_path)), SHAPES) as server:
+        assert server is not None and server._ready.wait(60) and not server._usable
+        outcome = _executor(server).run(SHAPES, 60, threading.Event())
+    assert (outcome.exc_type, new_interpreters, server.forks) == ("ImportError", [1], 0)
+    assert not marker.exists()  # (the sandboxed run could not write it either)
+
+
 def test_a_program_that_starts_otherwise_starts_a_new_interpreter(tmp_path, new_interpreters):
     with serving(tmp_path) as server:
         outcome = _executor(server).run("x = 1\nimport jax\nraise ValueError(x)\n", 60, threading.Event())
