@@ -157,7 +157,7 @@ class Preload:
         import imports jax) after the same variables. The library's import then finds jax imported, as it
         would a moment later; only an import-time act of its modules before their ``import jax`` that changes
         how jax imports could tell, and flax, optax and orbax have none. Heavy 07's result starts with
-        ``import optax``: its confirmation forked from the check's jax server takes 0.1 s instead of 0.9 s."""
+        ``import optax``: its confirmation forked from the check's jax server takes 0.19 s instead of 0.9 s."""
         if program is None:
             return False
         return program == self or (self.package == "jax" and program.environ == self.environ

@@ -279,8 +279,10 @@ class PoolExecutor:
             ours, theirs = socket.socketpair()
             argv = [sys.executable, "-c", _ZYGOTE_BOOTSTRAP, PACKAGE_ROOT, str(theirs.fileno()), *args,
                     str(os.getpid())]
+            # In the pool's scratch directory: `python -c` puts its working directory first on sys.path, and the
+            # template imports before any sandbox (the reducer's own is often the program's folder).
             process = subprocess.Popen(argv, env=env, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, start_new_session=True)
+                                       stdout=subprocess.DEVNULL, start_new_session=True, cwd=self.scratch_root)
             theirs.close()
             template = _Template(process, Connection(ours.detach()))
         process = template.process

@@ -274,14 +274,17 @@ def serve_forks(package: str, environ: tuple[tuple[str, str], ...] = (), sys_pat
 def shadows_imports(directory: str) -> bool:
     """Whether ``directory`` holds a module or regular package named as a top-level module this process
     imported: first on ``sys.path`` for a run of a program there, it would have been imported instead."""
+    names = {name.partition(".")[0] for name in list(sys.modules)} - {"__main__"}
+    return any(shadowed(name, directory) for name in names)
+
+
+def shadowed(name: str, directory: str) -> bool:
+    """Whether ``directory`` holds a module or regular package ``name`` (a bare folder, a namespace portion,
+    shadows nothing that is installed)."""
     if not directory:
         return False
-    names = {name.partition(".")[0] for name in list(sys.modules)} - {"__main__"}
-    for name in names:
-        spec = importlib.machinery.PathFinder.find_spec(name, [directory])
-        if spec is not None and spec.loader is not None:  # (a bare folder, a namespace portion, shadows nothing)
-            return True
-    return False
+    spec = importlib.machinery.PathFinder.find_spec(name, [directory])
+    return spec is not None and spec.loader is not None
 
 
 def _say(message: Message) -> None:

@@ -64,6 +64,7 @@ from reducer.execution.outcome import Kind, Outcome
 from reducer.execution.protocol import (
     Abandoned, Candidate, Cancel, Exit, Finished, How, Job, ProtocolError, Ready, Run, Spawn, Spawned, receive, send,
 )
+from reducer.execution.runner import shadowed
 from reducer.execution.sandbox import Sandbox, memory_outcome
 from reprokit import jaxcompat
 
@@ -166,10 +167,10 @@ def _reap_zygotes() -> None:
 
 
 def _preload(preload: list[str], sys_path: str, cache_dir: str, sandbox: Sandbox, parent: int) -> Ready:
-    """Import jax, numpy and the program's top-level imports ``preload`` (with its directory on sys.path),
-    and set up the shared compilation cache and the phase clock, once for every zygote forked after."""
-    if sys_path:
-        sys.path.insert(0, sys_path)
+    """Import jax, numpy and the program's top-level imports ``preload`` other than its own modules, and set
+    up the shared compilation cache and the phase clock, once for every zygote forked after. Not from the
+    program's directory (``sys_path``): this runs before any sandbox, where a module of the program's own (a
+    local helper, a numpy.py beside it) would run unconfined; each candidate imports those in its sandbox."""
     skipped: list[str] = []
     with _ended_if_orphaned(parent):
         for name in BASE_PRELOAD:
@@ -183,13 +184,13 @@ def _preload(preload: list[str], sys_path: str, cache_dir: str, sandbox: Sandbox
             _share_compilations(cache_dir, writes=not sandbox.enabled)
         jaxcompat.phase_clock()  # listening before the runners fork, so that every candidate's phases are timed
         for name in preload:
+            if shadowed(name.partition(".")[0], sys_path):
+                continue
             try:
                 __import__(name)
             except BaseException:  # noqa: BLE001 - a module that fails to import is simply not preloaded
                 skipped.append(name)
     unsafe = jaxcompat.backend_started() or threading.active_count() > 1  # (the watcher is gone by now)
-    if sys_path:
-        sys.path.remove(sys_path)
     proctree.share_heap_with_forks()  # (the zygotes' too: theirs is this heap)
     return Ready(unsafe, tuple(skipped))
 
