@@ -63,14 +63,20 @@ def _executor(server: ForkServer, **fields) -> FreshExecutor:
     return FreshExecutor(sys_path=server.sys_path, forks=server, **fields)
 
 
+def _forked_then_new(server: ForkServer, source: str, fields: dict, new_interpreters: list):
+    """A run of ``source`` forked from ``server``, then one in a new interpreter (the executors' ``fields``)."""
+    forked = _executor(server, **fields).run(source, 60, threading.Event())
+    assert new_interpreters == []
+    expected = FreshExecutor(sys_path=server.sys_path, **fields).run(source, 60, threading.Event())
+    assert new_interpreters == [1]
+    new_interpreters.clear()
+    return forked, expected
+
+
 def test_a_forked_run_ends_as_a_run_in_a_new_interpreter(tmp_path, new_interpreters):
     with serving(tmp_path) as server:
         for fields in ({}, dict(as_user=True, filename="prog.py")):
-            forked = _executor(server, **fields).run(SHAPES, 60, threading.Event())
-            assert new_interpreters == []
-            expected = FreshExecutor(sys_path=server.sys_path, **fields).run(SHAPES, 60, threading.Event())
-            assert new_interpreters == [1]
-            new_interpreters.clear()
+            forked, expected = _forked_then_new(server, SHAPES, fields, new_interpreters)
             assert forked.fresh and (forked.exc_type, forked.platform) == (expected.exc_type, expected.platform)
             assert (forked.exc_type, forked.platform) == ("TypeError", "" if fields else "cpu")  # (a user's: unread)
             assert ends_alike(expected, forked) and (fields or Criterion(Signature()).same(expected, forked))
@@ -130,11 +136,7 @@ def test_a_program_that_imports_a_library_built_on_jax_first_is_forked(tmp_path,
     source = "import optax\nimport jax.numpy as jnp\noptax.softmax_cross_entropy(jnp.ones((2, 3)), jnp.ones((4, 5)))\n"
     with serving(tmp_path) as server:
         for fields in ({}, dict(as_user=True, filename="prog.py")):
-            forked = _executor(server, **fields).run(source, 60, threading.Event())
-            assert new_interpreters == []
-            expected = FreshExecutor(sys_path=server.sys_path, **fields).run(source, 60, threading.Event())
-            assert new_interpreters == [1]
-            new_interpreters.clear()
+            forked, expected = _forked_then_new(server, source, fields, new_interpreters)
             assert forked.fresh and ends_alike(expected, forked) and forked.exc_type == "TypeError"
             assert fields or (Criterion(Signature()).same(expected, forked) and forked.entry.startswith("optax"))
         outcome = _executor(server).run("import rich\nimport jax\nraise ValueError(1)\n", 60, threading.Event())
