@@ -22,7 +22,7 @@ class LoweredReport(Exception):
 REPORT_TYPE = f"{LoweredReport.__module__}.{LoweredReport.__qualname__}"
 # What an envelope does before the program: import tracker.lowering (its package hooks jax's import), then jax,
 # which run_lowered's enable() imports under that hook having only stored its flags. A fork server that did
-# both (reducer.execution.fresh.tracking_server) runs an envelope as a new interpreter would.
+# both (reducer.execution.tracking.tracking_server) runs an envelope as a new interpreter would.
 FIRST_IMPORTS = ("tracker.lowering", "jax")
 
 
