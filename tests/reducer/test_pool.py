@@ -521,12 +521,16 @@ def test_top_level_imports():
     assert top_level_imports(source) == ["os", "jax.numpy", "functools"]
 
 
-def test_program_imports_that_start_threads_are_not_preloaded(tmp_path):
-    # (The template imports no module of the program's own: an installed one that starts threads is dropped
-    # from the preload the same way, after the template reports it unsafe.)
-    (tmp_path / "threaded_mod.py").write_text("import threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
+def test_program_imports_that_start_threads_are_not_preloaded(tmp_path, monkeypatch):
+    # An installed library (on PYTHONPATH, not in the program's folder: those the template never imports)
+    # whose import starts a thread: the template reports itself unsafe and starts again without the preload.
+    library = tmp_path / "site"
+    library.mkdir()
+    (library / "threaded_mod.py").write_text("import threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
+    monkeypatch.setenv("PYTHONPATH", str(library))
     executor = PoolExecutor(1, sys_path=str(tmp_path), preload=["threaded_mod"])
     try:
+        assert executor.preload == []
         outcome = run(executor, "import threaded_mod\nraise ValueError('ran')\n")
         assert outcome.message == "ran"
     finally:
